@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3"; when it
+// is not, the module version from the build info is used.
+var version = ""
+
+// command is one subcommand of the binary.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdio stdio) error
+}
+
+// stdio is the process's standard streams, passed in so tests can script them.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"robots", "check URLs against a robots.txt (RFC 9309)", runRobots},
+		{"sitemap", "list the page URLs of sitemaps and sitemap indexes", runSitemap},
+		{"version", "print the version", runVersion},
+		{"help", "show this help", runHelp},
+	}
+}
+
+// run is the whole program behind main: it returns an error whose exit code
+// exitCode decides, so tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	s := stdio{in: stdin, out: stdout, err: stderr}
+	if len(args) == 0 {
+		printUsage(stderr)
+		return usageErrorf("no command given")
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "-version", "--version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], s)
+		}
+	}
+	return usageErrorf("unknown command %q (see 'crawler help')", name)
+}
+
+func runHelp(_ context.Context, args []string, s stdio) error {
+	if len(args) > 0 {
+		for _, c := range commands() {
+			if c.name == args[0] && c.name != "help" {
+				return c.run(context.Background(), []string{"-h"}, s)
+			}
+		}
+		return usageErrorf("unknown command %q", args[0])
+	}
+	printUsage(s.out)
+	return nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "crawler: a polite web crawler\n\nUsage:\n  crawler <command> [flags] [args]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'crawler help <command>' for a command's flags.\n")
+}
+
+func runVersion(_ context.Context, args []string, s stdio) error {
+	if len(args) > 0 {
+		return usageErrorf("version takes no arguments")
+	}
+	fmt.Fprintf(s.out, "crawler %s\n", versionString())
+	return nil
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// usageError marks a mistake in how the command was called: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...)}
+}
+
+// exitCode prints err (if any) and maps it to the contract's exit codes:
+// 0 success, 1 runtime failure, 2 bad usage or invalid config.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "crawler: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// parseFlags parses args with fs, letting flags and positional arguments be
+// interleaved as wget and curl allow ("URL --agent X"); "--" ends the flags.
+// It returns the positional arguments in order. For -h or -help it prints
+// the usage line and flags to out and returns flag.ErrHelp (exit code 0).
+func parseFlags(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var rest []string
+	for i, a := range args {
+		if a == "--" {
+			args, rest = args[:i], args[i+1:]
+			break
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(out, "Usage: crawler %s\n\nFlags:\n", usage)
+				fs.SetOutput(out)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, usageErrorf("%s: %v", fs.Name(), err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,95 @@
+package crawler
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/politecrawl/crawler"
+
+// allowedImports lists, for each package of the module, the non-standard
+// imports its non-test files may use. The arrows point one way: robots and
+// sitemap know nothing of the rest, politeness knows robots, frontier and
+// storage know bbolt, the root wires them all and cmd/crawler wires the root.
+// Go's go/build/deps_test.go is the model.
+var allowedImports = map[string][]string{
+	"robots":     {},
+	"sitemap":    {"github.com/klauspost/compress/"},
+	"frontier":   {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
+	"politeness": {module + "/robots", "golang.org/x/time/rate"},
+	"storage": {
+		"go.etcd.io/bbolt", "github.com/klauspost/compress/",
+		"github.com/PuerkitoBio/goquery", "golang.org/x/net/html",
+	},
+	".": {
+		module + "/robots", module + "/sitemap", module + "/frontier",
+		module + "/politeness", module + "/storage",
+		"github.com/PuerkitoBio/goquery", "golang.org/x/net/", "golang.org/x/time/rate",
+		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
+	},
+	"cmd/crawler": {
+		module, module + "/", "go.yaml.in/yaml/v3", "golang.org/x/term",
+		"github.com/prometheus/client_golang/",
+	},
+}
+
+func TestImportDirections(t *testing.T) {
+	for dir, allowed := range allowedImports {
+		for path, file := range parseImports(t, dir) {
+			if isStandard(path) || permitted(path, allowed) {
+				continue
+			}
+			t.Errorf("%s imports %q, which package %q may not use", file, path, dir)
+		}
+	}
+}
+
+// parseImports returns each import of the non-test Go files in dir, with a
+// file that uses it.
+func parseImports(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]string{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast, err := parser.ParseFile(fset, f, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range ast.Imports {
+			imports[strings.Trim(imp.Path.Value, `"`)] = f
+		}
+	}
+	return imports
+}
+
+// isStandard reports whether path is in the standard library: its first
+// element has no dot.
+func isStandard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func permitted(path string, allowed []string) bool {
+	return slices.ContainsFunc(allowed, func(a string) bool {
+		if strings.HasSuffix(a, "/") {
+			return strings.HasPrefix(path, a) || path == strings.TrimSuffix(a, "/")
+		}
+		return path == a
+	})
+}
