@@ -1,0 +1,26 @@
+// Package politeness decides whether a request to a host may start now and
+// when the host may be asked next. A host is an origin: scheme, host and port.
+//
+// The Gate keeps one golang.org/x/time/rate Limiter per host at 1/interval,
+// where the interval is the larger of the configured delay and, when honoured,
+// the Crawl-delay of our group in the host's robots.txt. It also caps the
+// requests in flight to a host, applies Retry-After (RFC 9110 §10.2.3, seconds
+// or an HTTP date, never shortened) on 429 and 503, backs off exponentially
+// with jitter on other 5xx answers and network errors, and parks a host that
+// asks to be left alone for longer than the configured give-up. The Gate
+// never sleeps: it answers with times, and the caller (the crawl engine and
+// its frontier) schedules around them, so no worker ever waits holding a slot.
+//
+// Every request counts: robots.txt, sitemaps, redirect hops and retries all go
+// through Acquire. The clock of a request starts when it goes out on the wire
+// (Sent), not when it was queued, and every limiter starts empty when the
+// Gate is made, so the first requests after a restart keep their distance
+// from the last requests of the run that was killed.
+//
+// FetchRobots fetches a host's robots.txt for the pure policy of package
+// robots (RFC 9309 §2.3: redirects, status codes, the 500 KiB cap).
+//
+// Caveats: the limiter runs a hundredth slower than the interval, a margin
+// against scheduling jitter; and the per-host state lives as long as the
+// Gate, bounded by the crawl's scope rather than by an eviction policy.
+package politeness

@@ -1,0 +1,345 @@
+package politeness
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Config sets the gate's limits. The zero value of a field means its default.
+type Config struct {
+	// Delay is the least time between the starts of two requests to one host.
+	Delay time.Duration
+	// MaxPerHost is how many requests may be in flight to one host at once.
+	MaxPerHost int
+	// HonorCrawlDelay makes a robots.txt Crawl-delay larger than Delay win.
+	HonorCrawlDelay bool
+	// GiveUp parks a host that asks (by Retry-After or by failing again and
+	// again) to be left alone for longer than this. Default 1h.
+	GiveUp time.Duration
+	// BackoffBase and BackoffMax bound the exponential backoff after 5xx
+	// answers and network errors. Defaults 1s and 5m.
+	BackoffBase, BackoffMax time.Duration
+	// MaxStreak parks a host after this many failures in a row. Default 10.
+	MaxStreak int
+	// Seed seeds the backoff jitter, so tests are repeatable.
+	Seed uint64
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxPerHost < 1 {
+		c.MaxPerHost = 1
+	}
+	if c.GiveUp <= 0 {
+		c.GiveUp = time.Hour
+	}
+	if c.BackoffBase <= 0 {
+		c.BackoffBase = time.Second
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = 5 * time.Minute
+	}
+	if c.MaxStreak <= 0 {
+		c.MaxStreak = 10
+	}
+	return c
+}
+
+// Why says what sets a host's current wait.
+type Why string
+
+// The reasons a host waits.
+const (
+	WhyConfig     Why = "config"      // politeness.delay
+	WhyCrawlDelay Why = "crawl-delay" // robots.txt Crawl-delay of our group
+	WhyRetryAfter Why = "retry-after" // the server asked, with 429 or 503
+	WhyBackoff    Why = "backoff"     // after errors
+	WhyRobots     Why = "robots"      // robots.txt is unavailable (5xx, network)
+)
+
+// Gate decides, for each host (an origin: scheme, host and port), whether a
+// request may start now and when the host may be asked next. It keeps one
+// rate.Limiter per host at 1/interval, where the interval is the larger of
+// Config.Delay and the host's Crawl-delay; it counts requests in flight; and
+// it holds the waits that Retry-After, backoff and an unavailable robots.txt
+// impose. It never sleeps: every answer is a time for the caller to act on.
+//
+// A Gate is safe for concurrent use. Its memory grows with the number of
+// distinct hosts asked about, which the crawl's scope bounds.
+type Gate struct {
+	mu    sync.Mutex
+	cfg   Config
+	start time.Time
+	rng   *rand.Rand
+	hosts map[string]*host
+}
+
+type host struct {
+	lim        *rate.Limiter
+	crawlDelay time.Duration
+	inFlight   int
+	sentAt     time.Time // when the last request went out on the wire
+	waitUntil  time.Time
+	waitWhy    Why
+	streak     int
+	parked     string
+}
+
+// New returns a gate whose clock starts at start. Every host's limiter starts
+// empty at start, so the first request to a host after a restart keeps the
+// same distance from the last request of the previous run.
+func New(cfg Config, start time.Time) *Gate {
+	cfg = cfg.withDefaults()
+	return &Gate{
+		cfg:   cfg,
+		start: start,
+		rng:   rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		hosts: map[string]*host{},
+	}
+}
+
+// SetConfig replaces the limits (a config reload). Hosts keep their state;
+// their intervals follow the new delay from now on.
+func (g *Gate) SetConfig(cfg Config, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cfg = cfg.withDefaults()
+	for _, h := range g.hosts {
+		h.lim.SetLimitAt(now, g.limit(h))
+	}
+}
+
+func (g *Gate) host(origin string) *host {
+	h := g.hosts[origin]
+	if h == nil {
+		h = &host{}
+		h.lim = rate.NewLimiter(g.limit(h), 1)
+		h.lim.AllowN(g.start, 1) // start empty: see New
+		g.hosts[origin] = h
+	}
+	return h
+}
+
+// interval is the least time between two request starts to h, and why.
+func (g *Gate) interval(h *host) (time.Duration, Why) {
+	if g.cfg.HonorCrawlDelay && h.crawlDelay > g.cfg.Delay {
+		return h.crawlDelay, WhyCrawlDelay
+	}
+	return g.cfg.Delay, WhyConfig
+}
+
+// limit is the limiter's rate for h. It is a hundredth slower than the
+// interval asks, so that scheduling jitter between deciding and sending never
+// brings two starts closer than the interval as the server sees them.
+func (g *Gate) limit(h *host) rate.Limit {
+	iv, _ := g.interval(h)
+	if iv <= 0 {
+		return rate.Inf
+	}
+	return rate.Every(iv + iv/100)
+}
+
+// SetCrawlDelay records the Crawl-delay of our group in the host's robots.txt
+// (0 for none). It takes effect only when Config.HonorCrawlDelay is set.
+func (g *Gate) SetCrawlDelay(origin string, d time.Duration, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	h.crawlDelay = max(d, 0)
+	h.lim.SetLimitAt(now, g.limit(h))
+}
+
+// Acquire asks to start one request to origin at now. When it may, the slot
+// is taken (Release must follow) and Acquire returns true. When it may not,
+// it returns false and the time to ask again; a zero time means "after a
+// request in flight to this host ends, or never if the host is parked".
+func (g *Gate) Acquire(origin string, now time.Time) (bool, time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if at, ok := g.readyLocked(h, now); !ok || at.After(now) {
+		return false, at
+	}
+	h.lim.AllowN(now, 1)
+	h.inFlight++
+	return true, time.Time{}
+}
+
+// Sent records that a request acquired for origin went out on the wire at t
+// (an httptrace hook calls it). The next start keeps its distance from t,
+// not only from the moment Acquire granted the slot.
+func (g *Gate) Sent(origin string, t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if t.After(h.sentAt) {
+		h.sentAt = t
+	}
+}
+
+// Ready returns when origin may next start a request. ok is false while the
+// host has MaxPerHost requests in flight (ask again after a Release) or is
+// parked.
+func (g *Gate) Ready(origin string, now time.Time) (at time.Time, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.readyLocked(g.host(origin), now)
+}
+
+func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
+	if h.parked != "" || h.inFlight >= g.cfg.MaxPerHost {
+		return time.Time{}, false
+	}
+	at := now
+	if h.waitUntil.After(at) {
+		at = h.waitUntil
+	}
+	iv, _ := g.interval(h)
+	if next := h.sentAt.Add(iv); next.After(at) {
+		at = next
+	}
+	if tokens := h.lim.TokensAt(at); tokens < 1 {
+		at = at.Add(durationFor(1-tokens, h.lim.Limit()))
+	}
+	return at, true
+}
+
+// durationFor is how long limit takes to earn tokens, rounded up.
+func durationFor(tokens float64, limit rate.Limit) time.Duration {
+	if limit == rate.Inf || limit <= 0 {
+		return 0
+	}
+	return time.Duration(tokens/float64(limit)*float64(time.Second)) + time.Millisecond
+}
+
+// Result is what became of a request, as the gate needs to know it.
+type Result struct {
+	Status     int    // the HTTP status; 0 when no response came
+	Err        error  // a network error or timeout
+	RetryAfter string // the Retry-After header, if any
+}
+
+// Outcome is the gate's verdict on a Result.
+type Outcome struct {
+	// Wait is true when the host must rest (429, 503, other 5xx, network
+	// errors); RetryAt is when the URL, and the host, may be tried again.
+	Wait    bool
+	RetryAt time.Time
+	// Parked is set when the wait asked for exceeds Config.GiveUp or the
+	// host failed Config.MaxStreak times in a row: give up on the host.
+	Parked string
+}
+
+// Release returns the slot taken by Acquire and applies what the request
+// came to: a 429 or 503 makes the host wait as long as Retry-After asks
+// (never less), or back off exponentially with jitter when it does not say;
+// other 5xx answers and network errors back off; any other answer resets the
+// backoff.
+func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if h.inFlight > 0 {
+		h.inFlight--
+	}
+	if r.Err == nil && r.Status < 500 && r.Status != 429 {
+		h.streak = 0
+		return Outcome{}
+	}
+	h.streak++
+	wait, why := g.backoffLocked(h.streak), WhyBackoff
+	if r.Status == 429 || r.Status == 503 {
+		if ra, ok := ParseRetryAfter(r.RetryAfter, now); ok {
+			wait, why = ra, WhyRetryAfter
+		}
+	}
+	g.waitLocked(h, now.Add(wait), why)
+	switch {
+	case wait > g.cfg.GiveUp:
+		h.parked = fmt.Sprintf("%s of %s exceeds the give-up of %s", why, wait.Round(time.Second), g.cfg.GiveUp)
+	case h.streak >= g.cfg.MaxStreak:
+		h.parked = fmt.Sprintf("%d failures in a row", h.streak)
+	}
+	return Outcome{Wait: true, RetryAt: h.waitUntil, Parked: h.parked}
+}
+
+// backoffLocked is base·2^(streak-1), capped, with full jitter in its upper
+// half so that many hosts failing together do not retry in step.
+func (g *Gate) backoffLocked(streak int) time.Duration {
+	d := g.cfg.BackoffMax
+	if streak < 30 {
+		d = min(g.cfg.BackoffBase<<(streak-1), g.cfg.BackoffMax)
+	}
+	return d/2 + time.Duration(g.rng.Int64N(int64(d/2)+1))
+}
+
+func (g *Gate) waitLocked(h *host, until time.Time, why Why) {
+	if until.After(h.waitUntil) {
+		h.waitUntil, h.waitWhy = until, why
+	}
+}
+
+// Wait makes origin rest until the given time (never shortening a longer
+// wait). The crawl uses it to restore waits saved before a restart, and while
+// a host's robots.txt is unavailable.
+func (g *Gate) Wait(origin string, until time.Time, why Why) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLocked(g.host(origin), until, why)
+}
+
+// Park gives up on origin: Acquire refuses it from now on, until Unpark.
+func (g *Gate) Park(origin, reason string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.host(origin).parked = reason
+}
+
+// Unpark lets a parked host be asked again (a config reload, an operator).
+func (g *Gate) Unpark(origin string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	h.parked, h.streak = "", 0
+}
+
+// HostState is a host as the gate sees it, for /hosts and metrics.
+type HostState struct {
+	Origin     string        `json:"origin"`
+	Delay      time.Duration `json:"-"`
+	DelayText  string        `json:"delay"`
+	DelayWhy   Why           `json:"delay_why"`
+	InFlight   int           `json:"in_flight"`
+	ErrStreak  int           `json:"error_streak"`
+	NextAt     time.Time     `json:"next_eligible,omitzero"`
+	Parked     string        `json:"parked,omitempty"`
+	Waiting    bool          `json:"waiting"`
+	WaitingWhy Why           `json:"waiting_why,omitempty"`
+}
+
+// Snapshot lists every host the gate knows, sorted by origin.
+func (g *Gate) Snapshot(now time.Time) []HostState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]HostState, 0, len(g.hosts))
+	for origin, h := range g.hosts {
+		iv, why := g.interval(h)
+		s := HostState{
+			Origin: origin, Delay: iv, DelayText: iv.String(), DelayWhy: why,
+			InFlight: h.inFlight, ErrStreak: h.streak, Parked: h.parked,
+		}
+		if at, ok := g.readyLocked(h, now); ok {
+			s.NextAt = at
+		}
+		if h.waitUntil.After(now) {
+			s.Waiting, s.WaitingWhy = true, h.waitWhy
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Origin < out[j].Origin })
+	return out
+}

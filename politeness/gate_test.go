@@ -1,0 +1,254 @@
+package politeness
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+const origin = "http://127.0.0.2:8001"
+
+// acquireAt asks until the gate grants a slot, following the times it gives,
+// and returns the start time granted.
+func acquireAt(t *testing.T, g *Gate, o string, now time.Time) time.Time {
+	t.Helper()
+	for range 100 {
+		ok, at := g.Acquire(o, now)
+		if ok {
+			return now
+		}
+		if at.IsZero() {
+			t.Fatalf("Acquire(%s, %v): refused with no time to retry", o, now)
+		}
+		if !at.After(now) {
+			t.Fatalf("Acquire(%s, %v): refused but says retry at %v", o, now, at)
+		}
+		now = at
+	}
+	t.Fatalf("Acquire(%s): never granted", o)
+	return time.Time{}
+}
+
+func TestGateSpacesStartsByDelay(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        Config
+		crawlDelay time.Duration
+		want       time.Duration
+	}{
+		{"delay", Config{Delay: time.Second}, 0, time.Second},
+		{"crawl-delay wins when larger", Config{Delay: time.Second, HonorCrawlDelay: true}, 2500 * time.Millisecond, 2500 * time.Millisecond},
+		{"crawl-delay ignored when off", Config{Delay: time.Second}, 5 * time.Second, time.Second},
+		{"smaller crawl-delay loses", Config{Delay: time.Second, HonorCrawlDelay: true}, 500 * time.Millisecond, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New(tc.cfg, t0)
+			g.SetCrawlDelay(origin, tc.crawlDelay, t0)
+			var starts []time.Time
+			now := t0
+			for range 20 {
+				now = acquireAt(t, g, origin, now)
+				starts = append(starts, now)
+				g.Release(origin, now.Add(10*time.Millisecond), Result{Status: 200})
+			}
+			if starts[0].Sub(t0) < tc.want {
+				t.Errorf("first start %v after the gate's start, want ≥ %v (restart safety)", starts[0].Sub(t0), tc.want)
+			}
+			for i := 1; i < len(starts); i++ {
+				if gap := starts[i].Sub(starts[i-1]); gap < tc.want {
+					t.Fatalf("starts %d and %d are %v apart, want ≥ %v", i-1, i, gap, tc.want)
+				} else if gap > tc.want+tc.want/10+10*time.Millisecond {
+					t.Fatalf("starts %d and %d are %v apart: slower than %v needs", i-1, i, gap, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestGateHostsAreIndependent(t *testing.T) {
+	g := New(Config{Delay: time.Second}, t0)
+	now := t0.Add(time.Hour)
+	if ok, _ := g.Acquire("http://127.0.0.2:8001", now); !ok {
+		t.Fatal("first host refused")
+	}
+	if ok, _ := g.Acquire("http://127.0.0.3:8001", now); !ok {
+		t.Fatal("second host refused while only the first is busy")
+	}
+}
+
+func TestGateMaxPerHost(t *testing.T) {
+	g := New(Config{MaxPerHost: 2}, t0)
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("1st refused")
+	}
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("2nd refused")
+	}
+	ok, at := g.Acquire(origin, t0)
+	if ok || !at.IsZero() {
+		t.Fatalf("3rd: got (%v, %v), want refused until a release", ok, at)
+	}
+	if _, ok := g.Ready(origin, t0); ok {
+		t.Fatal("Ready says ok with the host full")
+	}
+	g.Release(origin, t0, Result{Status: 200})
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("refused after a release")
+	}
+}
+
+func TestGateSentKeepsDistanceFromWire(t *testing.T) {
+	g := New(Config{Delay: time.Second}, t0)
+	now := acquireAt(t, g, origin, t0)
+	g.Sent(origin, now.Add(300*time.Millisecond)) // left late
+	g.Release(origin, now.Add(400*time.Millisecond), Result{Status: 200})
+	next := acquireAt(t, g, origin, now)
+	if gap := next.Sub(now.Add(300 * time.Millisecond)); gap < time.Second {
+		t.Fatalf("next start %v after the last one went out, want ≥ 1s", gap)
+	}
+}
+
+func TestGateRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		header string
+		want   time.Duration
+	}{
+		{"429 seconds", 429, "120", 120 * time.Second},
+		{"503 date", 503, t0.Add(90 * time.Second).Format("Mon, 02 Jan 2006 15:04:05 GMT"), 90 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New(Config{}, t0)
+			now := acquireAt(t, g, origin, t0)
+			out := g.Release(origin, now, Result{Status: tc.status, RetryAfter: tc.header})
+			if !out.Wait || out.RetryAt.Sub(now) != tc.want {
+				t.Fatalf("Release: %+v, want wait of %v", out, tc.want)
+			}
+			if ok, at := g.Acquire(origin, now.Add(tc.want-time.Millisecond)); ok || at.Before(now.Add(tc.want)) {
+				t.Fatalf("Acquire before Retry-After ran out: (%v, %v)", ok, at)
+			}
+			if ok, _ := g.Acquire(origin, now.Add(tc.want)); !ok {
+				t.Fatal("Acquire refused once Retry-After ran out")
+			}
+		})
+	}
+}
+
+func TestGateRetryAfterNeverShortened(t *testing.T) {
+	g := New(Config{}, t0)
+	g.Acquire(origin, t0)
+	g.Acquire(origin, t0)
+	g.Release(origin, t0, Result{Status: 503, RetryAfter: "600"})
+	out := g.Release(origin, t0, Result{Status: 503, RetryAfter: "5"})
+	if got := out.RetryAt.Sub(t0); got != 600*time.Second {
+		t.Fatalf("a later, shorter Retry-After cut the wait to %v", got)
+	}
+}
+
+func TestGateBackoffGrowsAndResets(t *testing.T) {
+	g := New(Config{BackoffBase: time.Second, BackoffMax: time.Minute, Seed: 1}, t0)
+	now := t0
+	var waits []time.Duration
+	for range 8 {
+		now = acquireAt(t, g, origin, now)
+		out := g.Release(origin, now, Result{Err: errors.New("connection refused")})
+		waits = append(waits, out.RetryAt.Sub(now))
+		now = out.RetryAt
+	}
+	for i, w := range waits {
+		ceiling := min(time.Second<<i, time.Minute)
+		if w < ceiling/2 || w > ceiling {
+			t.Errorf("backoff %d = %v, want in [%v, %v]", i+1, w, ceiling/2, ceiling)
+		}
+	}
+	now = acquireAt(t, g, origin, now)
+	if out := g.Release(origin, now, Result{Status: 200}); out.Wait {
+		t.Fatal("a 200 still waits")
+	}
+	now = acquireAt(t, g, origin, now)
+	if w := g.Release(origin, now, Result{Status: 500}).RetryAt.Sub(now); w > time.Second {
+		t.Fatalf("backoff after a success restarted at %v, want ≤ 1s", w)
+	}
+}
+
+func TestGateParks(t *testing.T) {
+	g := New(Config{GiveUp: time.Hour, MaxStreak: 3}, t0)
+	g.Acquire(origin, t0)
+	out := g.Release(origin, t0, Result{Status: 429, RetryAfter: "7200"})
+	if !strings.Contains(out.Parked, "retry-after") {
+		t.Fatalf("a 2h Retry-After with a 1h give-up: Parked = %q", out.Parked)
+	}
+	if ok, at := g.Acquire(origin, t0.Add(3*time.Hour)); ok || !at.IsZero() {
+		t.Fatal("a parked host was granted a slot")
+	}
+	g.Unpark(origin)
+	if ok, _ := g.Acquire(origin, t0.Add(3*time.Hour)); !ok {
+		t.Fatal("refused after Unpark")
+	}
+
+	other := "http://127.0.0.9:1"
+	now := t0
+	for i := range 3 {
+		now = acquireAt(t, g, other, now)
+		out = g.Release(other, now, Result{Status: 502})
+		if parked := out.Parked != ""; parked != (i == 2) {
+			t.Fatalf("failure %d: Parked = %q", i+1, out.Parked)
+		}
+		now = out.RetryAt
+	}
+}
+
+func TestGateSnapshot(t *testing.T) {
+	g := New(Config{Delay: time.Second, HonorCrawlDelay: true}, t0)
+	g.SetCrawlDelay(origin, 3*time.Second, t0)
+	g.Wait("http://b.example", t0.Add(time.Minute), WhyRobots)
+	snap := g.Snapshot(t0)
+	if len(snap) != 2 || snap[0].Origin != "http://127.0.0.2:8001" || snap[1].Origin != "http://b.example" {
+		t.Fatalf("Snapshot = %+v", snap)
+	}
+	if snap[0].Delay != 3*time.Second || snap[0].DelayWhy != WhyCrawlDelay {
+		t.Errorf("host 0: delay %v (%s), want 3s (crawl-delay)", snap[0].Delay, snap[0].DelayWhy)
+	}
+	if !snap[1].Waiting || snap[1].WaitingWhy != WhyRobots || !snap[1].NextAt.Equal(t0.Add(time.Minute)) {
+		t.Errorf("host 1: %+v, want waiting on robots until +1m", snap[1])
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true},
+		{" 30 ", 30 * time.Second, true},
+		{"Sat, 21 Nov 2026 12:01:00 GMT", time.Minute, true},
+		{"Sat, 21 Nov 2026 11:00:00 GMT", 0, true},
+		{"Saturday, 21-Nov-26 12:00:10 GMT", 10 * time.Second, true},
+		{"-5", 0, false},
+		{"soon", 0, false},
+		{"", 0, false},
+		{"99999999999999999999", 0, false},
+		{"9999999999999", time.Duration(1<<63 - 1).Truncate(time.Second), true},
+	} {
+		got, ok := ParseRetryAfter(tc.in, t0)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "Sat, 21 Nov 2026 12:01:00 GMT", "-1", "1e9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, ok := ParseRetryAfter(s, t0); d < 0 || (!ok && d != 0) {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v", s, d, ok)
+		}
+	})
+}
