@@ -1,0 +1,191 @@
+package crawler
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var kindNames = map[linkKind]string{
+	linkAnchor: "anchor", linkFrame: "frame", linkAlternate: "alternate",
+	linkCanonical: "canonical", linkRefresh: "refresh", linkRequisite: "requisite",
+}
+
+func TestExtractHTMLGolden(t *testing.T) {
+	files, _ := filepath.Glob("testdata/extract/*.html")
+	if len(files) == 0 {
+		t.Fatal("no golden inputs")
+	}
+	page, _ := url.Parse("http://example.com/start.html")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			body, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := describe(extractHTML(body, "text/html", page, "ExampleBot"))
+			golden := strings.TrimSuffix(f, ".html") + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func describe(e extracted) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nofollow=%v noindex=%v canonical=%s\n", e.nofollow, e.noindex, e.canonical)
+	langs := make([]string, 0, len(e.hreflang))
+	for l := range e.hreflang {
+		langs = append(langs, l)
+	}
+	slices.Sort(langs)
+	for _, l := range langs {
+		fmt.Fprintf(&b, "hreflang %s=%s\n", l, e.hreflang[l])
+	}
+	for _, l := range e.links {
+		fmt.Fprintf(&b, "%s %s", kindNames[l.kind], l.url)
+		if l.nofollow {
+			b.WriteString(" nofollow")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestExtractNonUTF8(t *testing.T) {
+	body := []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><a href=\"/caf\xe9.html\">x</a></body></html>")
+	page, _ := url.Parse("http://example.com/")
+	e := extractHTML(body, "text/html", page, "")
+	if len(e.links) != 1 || e.links[0].url.Path != "/café.html" {
+		t.Fatalf("links = %v, want /café.html decoded from Latin-1", e.links)
+	}
+}
+
+func TestIsHTML(t *testing.T) {
+	for _, tc := range []struct {
+		ct   string
+		body string
+		want bool
+	}{
+		{"text/html; charset=utf-8", "", true},
+		{"application/xhtml+xml", "", true},
+		{"TEXT/HTML", "", true},
+		{"text/plain", "<html>", false},
+		{"", "<!DOCTYPE html><html><body>", true},
+		{"", "%PDF-1.4", false},
+	} {
+		if got := isHTML(tc.ct, []byte(tc.body)); got != tc.want {
+			t.Errorf("isHTML(%q, %q) = %v", tc.ct, tc.body, got)
+		}
+	}
+}
+
+func TestRefreshURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"5; url=/next":       "/next",
+		"0;URL='/x'":         "/x",
+		"0; url = \"/y\" ":   "/y",
+		"10":                 "",
+		"3; /bare":           "/bare",
+		"1;urlx=/no":         "",
+		"0, url=/comma-form": "/comma-form",
+	} {
+		if got := refreshURL(in); got != want {
+			t.Errorf("refreshURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestXRobotsTag(t *testing.T) {
+	for _, tc := range []struct {
+		values          []string
+		nofollow, noidx bool
+	}{
+		{[]string{"nofollow"}, true, false},
+		{[]string{"noindex, nofollow"}, true, true},
+		{[]string{"none"}, true, true},
+		{[]string{"OtherBot: nofollow"}, false, false},
+		{[]string{"examplebot: nofollow"}, true, false},
+		{[]string{"unavailable_after: 25 Jun 2010 15:00:00 PST"}, false, false},
+	} {
+		h := http.Header{}
+		for _, v := range tc.values {
+			h.Add("X-Robots-Tag", v)
+		}
+		nf, ni := xRobotsTag(h, "ExampleBot")
+		if nf != tc.nofollow || ni != tc.noidx {
+			t.Errorf("X-Robots-Tag %q: nofollow=%v noindex=%v", tc.values, nf, ni)
+		}
+	}
+}
+
+func gzipped(t testing.TB, b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestReadBody(t *testing.T) {
+	plain := bytes.Repeat([]byte("0123456789"), 100)
+	for _, tc := range []struct {
+		name      string
+		body      []byte
+		encoding  string
+		limit     int64
+		want      []byte
+		cut       bool
+		decodeErr bool
+	}{
+		{"plain", plain, "", 2000, plain, false, false},
+		{"plain cut", plain, "", 100, plain[:100], true, false},
+		{"gzip", gzipped(t, plain), "gzip", 2000, plain, false, false},
+		{"gzip cut inside the limit", gzipped(t, plain), "gzip", 10, plain[:10], true, false},
+		{"gzip that is not", plain, "gzip", 2000, plain, false, true},
+		{"unknown encoding kept", plain, "br", 2000, plain, false, true},
+		{"truncated gzip keeps what decoded", gzipped(t, plain)[:40], "gzip", 2000, nil, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, cut, err := readBody(bytes.NewReader(tc.body), tc.encoding, tc.limit)
+			if tc.decodeErr != (err == errBodyDecode) {
+				t.Fatalf("err = %v", err)
+			}
+			if tc.want == nil { // only a prefix of plain is expected
+				if len(got) == 0 || !bytes.HasPrefix(plain, got) {
+					t.Fatalf("got %d bytes, not a prefix of the plain body (err %v)", len(got), err)
+				}
+				return
+			}
+			if !bytes.Equal(got, tc.want) || cut != tc.cut {
+				t.Fatalf("got %d bytes cut=%v, want %d cut=%v", len(got), cut, len(tc.want), tc.cut)
+			}
+		})
+	}
+}
+
+func TestReadBodyBomb(t *testing.T) {
+	bomb := gzipped(t, make([]byte, 64<<20))
+	got, cut, err := readBody(bytes.NewReader(bomb), "gzip", 1<<20)
+	if err != nil || !cut || len(got) != 1<<20 {
+		t.Fatalf("bomb: %d bytes, cut=%v, err=%v", len(got), cut, err)
+	}
+}

@@ -1,0 +1,187 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+)
+
+// fetcher makes one HTTP request at a time for a worker: no redirects (the
+// engine follows them, so every hop is checked against scope, robots.txt and
+// politeness), a body read within a limit, and compressed bodies decoded
+// inside that same limit.
+type fetcher struct {
+	client    *http.Client
+	userAgent string
+	timeout   time.Duration
+	maxBody   int64
+}
+
+func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int) *fetcher {
+	dialer := &net.Dialer{Timeout: min(timeout, 10*time.Second), KeepAlive: 30 * time.Second}
+	transport := &http.Transport{
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           1024,
+		MaxIdleConnsPerHost:    max(maxPerHost, 1),
+		MaxConnsPerHost:        max(maxPerHost, 1) + 1, // +1: robots.txt alongside a page
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    min(timeout, 10*time.Second),
+		ResponseHeaderTimeout:  timeout,
+		ExpectContinueTimeout:  time.Second,
+		DisableCompression:     true, // we ask for gzip ourselves and decode within max_body
+		MaxResponseHeaderBytes: 256 << 10,
+	}
+	return &fetcher{
+		client: &http.Client{
+			Transport: transport,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		userAgent: userAgent,
+		timeout:   timeout,
+		maxBody:   maxBody,
+	}
+}
+
+// request is one GET to make.
+type request struct {
+	url          string
+	etag         string // for If-None-Match on a revisit
+	lastModified string // for If-Modified-Since on a revisit
+	sent         func(time.Time)
+}
+
+// response is what came back. Status codes are data, not errors.
+type response struct {
+	status    int
+	header    http.Header
+	body      []byte // decoded, at most maxBody bytes
+	truncated bool   // the body was longer than maxBody and was cut
+	duration  time.Duration
+	rawReq    *http.Request // as sent, for WARC
+	remoteIP  string
+}
+
+// errBodyDecode marks a body whose Content-Encoding could not be undone.
+var errBodyDecode = errors.New("content-encoding does not match the body")
+
+// get makes the request. An error means no usable response: the connection
+// failed, timed out, or the body could not be read.
+func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	var remote string
+	trace := &httptrace.ClientTrace{
+		GotConn: func(ci httptrace.GotConnInfo) {
+			if ci.Conn != nil {
+				remote = ci.Conn.RemoteAddr().String()
+			}
+		},
+		WroteHeaders: func() {
+			if r.sent != nil {
+				r.sent(time.Now())
+			}
+		},
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, r.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("User-Agent", f.userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	req.Header.Set("Accept-Encoding", "gzip, deflate")
+	if r.etag != "" {
+		req.Header.Set("If-None-Match", r.etag)
+	}
+	if r.lastModified != "" {
+		req.Header.Set("If-Modified-Since", r.lastModified)
+	}
+	start := time.Now()
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := &response{status: resp.StatusCode, header: resp.Header, rawReq: req}
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		out.remoteIP = host
+	}
+	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), f.maxBody)
+	out.duration = time.Since(start)
+	if err != nil && !errors.Is(err, errBodyDecode) {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	return out, nil
+}
+
+// readBody reads at most limit decoded bytes of body, undoing gzip or
+// deflate Content-Encoding inside the limit, so a small compressed body that
+// inflates without end costs no more than limit. A body that claims an
+// encoding it does not have is kept as sent, with errBodyDecode.
+func readBody(body io.Reader, encoding string, limit int64) ([]byte, bool, error) {
+	encoding = strings.ToLower(strings.TrimSpace(encoding))
+	if encoding == "" || encoding == "identity" {
+		return readLimited(body, limit)
+	}
+	// A compressed stream is read no further than twice the limit: enough
+	// for any body whose decoded form fits, and a bound on one made of
+	// blocks that decode to nothing.
+	raw := io.LimitReader(body, 2*limit+1<<20)
+	var dec io.Reader
+	switch encoding {
+	case "gzip", "x-gzip":
+		// Peek, so that a body that is not gzip at all is kept as it is.
+		var head [2]byte
+		n, err := io.ReadFull(raw, head[:])
+		prefix := io.MultiReader(bytes.NewReader(head[:n]), raw)
+		if err != nil || head != [2]byte{0x1f, 0x8b} {
+			b, cut, rerr := readLimited(prefix, limit)
+			if rerr != nil {
+				return b, cut, rerr
+			}
+			return b, cut, errBodyDecode
+		}
+		zr, err := gzip.NewReader(prefix)
+		if err != nil {
+			return nil, false, fmt.Errorf("gzip: %w", err)
+		}
+		defer zr.Close()
+		dec = zr
+	case "deflate":
+		dec = flate.NewReader(raw)
+	default:
+		b, cut, err := readLimited(raw, limit)
+		if err != nil {
+			return b, cut, err
+		}
+		return b, cut, errBodyDecode
+	}
+	b, cut, err := readLimited(dec, limit)
+	if err != nil && len(b) > 0 && errors.Is(err, io.ErrUnexpectedEOF) {
+		return b, cut, nil // a truncated stream: keep what was decoded
+	}
+	return b, cut, err
+}
+
+// readLimited reads r to its end or to limit bytes; cut reports that there
+// was more.
+func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if n > limit {
+		return buf.Bytes()[:limit], true, nil
+	}
+	return buf.Bytes(), false, err
+}
