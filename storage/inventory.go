@@ -1,0 +1,241 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// FoundVia says how a URL was found.
+type FoundVia string
+
+// The ways a URL is found.
+const (
+	FoundSeed     FoundVia = "seed"
+	FoundSitemap  FoundVia = "sitemap"
+	FoundLink     FoundVia = "link"
+	FoundRedirect FoundVia = "redirect"
+)
+
+// RobotsVerdict is what robots.txt said about a URL.
+type RobotsVerdict string
+
+// The robots.txt verdicts.
+const (
+	RobotsAllowed    RobotsVerdict = "allowed"
+	RobotsDisallowed RobotsVerdict = "disallowed"
+)
+
+// Record is one line of the URL inventory: one visit of one URL, or one URL
+// refused before any request. Its JSON form is the contract's: url and status
+// are always written (status 0 when there was no response), depth too (0 is
+// a seed's), and every other field only when it has a value.
+type Record struct {
+	URL         string        `json:"url"`
+	Status      int           `json:"status"`
+	FinalURL    string        `json:"final_url,omitempty"`
+	ContentType string        `json:"content_type,omitempty"`
+	Bytes       int64         `json:"bytes,omitempty"`
+	DurationMS  int64         `json:"duration_ms,omitempty"`
+	FetchedAt   time.Time     `json:"fetched_at,omitzero"` // written in UTC, RFC 3339
+	Depth       int           `json:"depth"`
+	FoundVia    FoundVia      `json:"found_via,omitempty"`
+	Referrer    string        `json:"referrer,omitempty"`
+	Robots      RobotsVerdict `json:"robots,omitempty"`
+	InSitemap   bool          `json:"in_sitemap,omitempty"`
+	Lastmod     time.Time     `json:"lastmod,omitzero"` // the sitemap's, RFC 3339
+	NotModified bool          `json:"not_modified,omitempty"`
+	Gone        bool          `json:"gone,omitempty"`
+	Error       string        `json:"error,omitempty"`
+}
+
+// inventoryBuffer is how many bytes of complete lines the Inventory holds
+// before writing them out.
+const inventoryBuffer = 64 << 10
+
+// maxInventoryLine bounds one line for ReadInventory.
+const maxInventoryLine = 1 << 20
+
+// Inventory writes Records as JSON Lines. It is safe for concurrent use.
+//
+// Lines are buffered (64 KiB) and reach the underlying writer whole, in one
+// Write call per flush, so a process killed between flushes leaves no torn
+// line. A failed write (a full disk) is returned by Write, Flush or Close;
+// the bytes not yet written are kept and retried by the next Flush, and
+// while they are pending, Write refuses the records it has no room for, so
+// the buffer stays bounded and a partly written line is always completed
+// before another begins.
+type Inventory struct {
+	mu      sync.Mutex
+	w       io.Writer
+	file    *os.File // non-nil when OpenInventory opened it
+	pending []byte   // complete lines (and perhaps the rest of one) not yet written
+	scratch bytes.Buffer
+	enc     *json.Encoder
+	closed  bool
+}
+
+// NewInventory returns an Inventory writing to w. Close flushes it but does
+// not close w.
+func NewInventory(w io.Writer) *Inventory {
+	inv := &Inventory{w: w}
+	inv.enc = json.NewEncoder(&inv.scratch)
+	inv.enc.SetEscapeHTML(false)
+	return inv
+}
+
+// OpenInventory returns an Inventory appending to the file at path, created
+// 0o644 if needed, so that a resumed crawl keeps the history of the earlier
+// runs. The path "-" means stdout, which is then never closed. If an
+// existing file does not end in a newline (a torn line from elsewhere),
+// the first flush starts a new line.
+func OpenInventory(path string, stdout io.Writer) (*Inventory, error) {
+	if path == "-" {
+		return NewInventory(stdout), nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open inventory: %w", err)
+	}
+	inv := NewInventory(f)
+	inv.file = f
+	torn, err := endsTorn(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open inventory: %w", err)
+	}
+	if torn {
+		inv.pending = append(inv.pending, '\n')
+	}
+	return inv, nil
+}
+
+// endsTorn reports whether a regular file is non-empty and does not end in
+// a newline.
+func endsTorn(f *os.File) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return false, err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
+}
+
+// Write appends r as one line. FetchedAt is written in UTC. An error means
+// r was not accepted: the buffer was full and could not be written out.
+func (inv *Inventory) Write(r Record) error {
+	r.FetchedAt = r.FetchedAt.UTC()
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.closed {
+		return fmt.Errorf("write inventory: %w", os.ErrClosed)
+	}
+	inv.scratch.Reset()
+	if err := inv.enc.Encode(r); err != nil {
+		return fmt.Errorf("encode inventory record: %w", err)
+	}
+	line := inv.scratch.Bytes()
+	if len(inv.pending) > 0 && len(inv.pending)+len(line) > inventoryBuffer {
+		if err := inv.flush(); err != nil {
+			return err
+		}
+	}
+	inv.pending = append(inv.pending, line...)
+	return nil
+}
+
+// Flush writes the buffered lines out. The engine calls it periodically.
+func (inv *Inventory) Flush() error {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.flush()
+}
+
+// Close flushes the buffered lines and, when OpenInventory opened a file,
+// syncs and closes it. Later Writes fail.
+func (inv *Inventory) Close() error {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.closed {
+		return nil
+	}
+	inv.closed = true
+	err := inv.flush()
+	if inv.file != nil {
+		if fi, serr := inv.file.Stat(); serr == nil && fi.Mode().IsRegular() {
+			if serr := inv.file.Sync(); err == nil {
+				err = serr
+			}
+		}
+		if cerr := inv.file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("close inventory: %w", err)
+	}
+	return nil
+}
+
+// flush writes pending out, keeping what could not be written.
+func (inv *Inventory) flush() error {
+	if len(inv.pending) == 0 {
+		return nil
+	}
+	n, err := inv.w.Write(inv.pending)
+	if err == nil && n < len(inv.pending) {
+		err = io.ErrShortWrite
+	}
+	inv.pending = inv.pending[:copy(inv.pending, inv.pending[n:])]
+	if err != nil {
+		return fmt.Errorf("write inventory: %w", err)
+	}
+	return nil
+}
+
+// ReadInventory parses JSON Lines written by an Inventory and calls fn for
+// each record in order, stopping at the first error fn returns. Blank lines
+// are skipped; a malformed line, or one over 1 MiB, is an error naming its
+// line number. Unknown fields are ignored, so newer files stay readable.
+func ReadInventory(r io.Reader, fn func(Record) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+				if len(long) > maxInventoryLine {
+					return fmt.Errorf("inventory line %d: longer than %d bytes", lineNo, maxInventoryLine)
+				}
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("read inventory: %w", err)
+		}
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			var rec Record
+			if uerr := json.Unmarshal(trimmed, &rec); uerr != nil {
+				return fmt.Errorf("inventory line %d: %w", lineNo, uerr)
+			}
+			if ferr := fn(rec); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// maxIndexDepth bounds how many times Locate descends into index.html when
+// a file's place is taken by a directory.
+const maxIndexDepth = 8
+
+// Mirror keeps fetched bodies as files under a root directory, at the paths
+// MirrorPath gives. It is safe for concurrent use by multiple goroutines
+// within one process; two processes must not share a root.
+//
+// When one URL's file and another URL's directory would have the same name
+// (/api/v1 saved as a file, then /api/v1/users needing api/v1/ as a
+// directory, in either order), the directory wins and the file is kept as
+// index.html inside it, as for a URL ending in "/". The outcome does not
+// depend on the order of the writes; Locate finds where a URL's file is now.
+type Mirror struct {
+	root string
+	mu   sync.Mutex // serialises changes to the directory tree
+}
+
+// NewMirror returns a Mirror rooted at dir, which it creates if needed.
+func NewMirror(dir string) (*Mirror, error) {
+	if dir == "" {
+		return nil, errors.New("mirror: empty directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
+	return &Mirror{root: dir}, nil
+}
+
+// Root returns the mirror's root directory.
+func (m *Mirror) Root() string { return m.root }
+
+// Write stores body as the file for u and contentType, replacing any earlier
+// version atomically: readers see the old file or the new one, never a part.
+// It returns the slash-separated path written, relative to the root.
+// Directories are created 0o755 and files 0o644.
+func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, error) {
+	rel := MirrorPath(u, contentType)
+	dir, err := m.makeDirs(path.Dir(rel))
+	if err != nil {
+		return "", fmt.Errorf("mirror %s: %w", rel, err)
+	}
+	tmp, err := writeTemp(dir, body)
+	if err != nil {
+		return "", fmt.Errorf("mirror %s: %w", rel, err)
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	final, err := m.locate(rel)
+	if err == nil {
+		err = os.Rename(tmp, m.abs(final))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("mirror %s: %w", rel, err)
+	}
+	return final, nil
+}
+
+// Locate returns the slash-separated path, relative to the root, at which
+// the file for u and contentType is or would be kept: MirrorPath's answer,
+// or index.html inside it when that name is a directory.
+func (m *Mirror) Locate(u *url.URL, contentType string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.locate(MirrorPath(u, contentType))
+}
+
+// Remove deletes the file for u and contentType, for a page that is gone.
+// A file that does not exist is not an error.
+func (m *Mirror) Remove(u *url.URL, contentType string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rel, err := m.locate(MirrorPath(u, contentType))
+	if err == nil {
+		err = os.Remove(m.abs(rel))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("mirror remove %s: %w", rel, err)
+	}
+	return nil
+}
+
+func (m *Mirror) abs(rel string) string {
+	return filepath.Join(m.root, filepath.FromSlash(rel))
+}
+
+// locate follows rel into index.html while rel names a directory.
+func (m *Mirror) locate(rel string) (string, error) {
+	for range maxIndexDepth {
+		fi, err := os.Lstat(m.abs(rel))
+		if err != nil || !fi.IsDir() {
+			return rel, nil
+		}
+		rel += "/" + indexName
+	}
+	return "", fmt.Errorf("%s: too many nested index directories", rel)
+}
+
+// makeDirs creates the directories of rel under the root and returns the
+// absolute path of the last. A regular file in the way is moved inside the
+// directory that replaces it, as index.html.
+func (m *Mirror) makeDirs(rel string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur := m.root
+	for name := range strings.SplitSeq(rel, "/") {
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			err = os.Mkdir(next, 0o755)
+		case err != nil:
+		case fi.IsDir():
+		case fi.Mode().IsRegular():
+			err = fileIntoDir(cur, next)
+		default:
+			err = fmt.Errorf("%s is neither a file nor a directory", next)
+		}
+		if err != nil {
+			return "", err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// fileIntoDir replaces the regular file at p (in directory parent) by a
+// directory holding that file as index.html.
+func fileIntoDir(parent, p string) error {
+	aside, err := os.CreateTemp(parent, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	aside.Close()
+	if err := os.Rename(p, aside.Name()); err != nil {
+		os.Remove(aside.Name())
+		return err
+	}
+	if err := os.Mkdir(p, 0o755); err != nil {
+		return errors.Join(err, os.Rename(aside.Name(), p))
+	}
+	return os.Rename(aside.Name(), filepath.Join(p, indexName))
+}
+
+// writeTemp copies body into a new temporary file in dir and returns its
+// name. Temporary names start with ".tmp-", which MirrorPath never makes
+// at the root and which is unlikely deeper down; a collision is refused by
+// the O_EXCL of os.CreateTemp, never clobbered.
+func writeTemp(dir string, body io.Reader) (string, error) {
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, body)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

@@ -1,0 +1,154 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// pagesBucket holds one Page per canonical URL key. Every bucket of this
+// package is named "storage.*", so it can share a database with others.
+var pagesBucket = []byte("storage.pages")
+
+// pageVersion is the first byte of every stored Page; the rest is JSON.
+const pageVersion = 1
+
+// Page is what the crawl knows of one URL after its last visit: enough to
+// make the next request conditional, to tell whether the content changed,
+// and to find its copies in the mirror and the WARC files.
+type Page struct {
+	Key          string        `json:"-"`                 // canonical URL key (the frontier's identity)
+	URL          string        `json:"url"`               // the URL requested
+	FinalURL     string        `json:"final,omitempty"`   // after redirects
+	Status       int           `json:"status,omitempty"`  // HTTP status; 0 when there was no response
+	ContentType  string        `json:"type,omitempty"`    // as the server sent it
+	Length       int64         `json:"len,omitempty"`     // body bytes read
+	ETag         string        `json:"etag,omitempty"`    // for If-None-Match, verbatim
+	LastModified string        `json:"lastmod,omitempty"` // for If-Modified-Since, verbatim
+	Hash         string        `json:"hash,omitempty"`    // ContentHash of the body
+	Depth        int           `json:"depth,omitempty"`
+	Referrer     string        `json:"ref,omitempty"`
+	FetchedAt    time.Time     `json:"at,omitzero"`
+	Duration     time.Duration `json:"dur,omitempty"`
+	Unchanged    int           `json:"same,omitempty"`   // consecutive visits that found no change
+	MirrorPath   string        `json:"mirror,omitempty"` // as Mirror.Write returned it
+	WARC         WARCRef       `json:"warc,omitzero"`    // the record holding the payload
+}
+
+// ContentHash returns the hex SHA-256 of body, the form of Page.Hash.
+func ContentHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// Pages stores Page records in a bbolt database that other packages may
+// share. It is safe for concurrent use, as bbolt is.
+type Pages struct {
+	db *bbolt.DB
+}
+
+// NewPages returns the page store in db, creating its bucket if needed.
+func NewPages(db *bbolt.DB) (*Pages, error) {
+	err := db.Update(func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(pagesBucket)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create pages bucket: %w", err)
+	}
+	return &Pages{db: db}, nil
+}
+
+// Put stores p under p.Key in a transaction of its own.
+func (ps *Pages) Put(p Page) error {
+	return ps.db.Update(func(tx *bbolt.Tx) error { return ps.PutTx(tx, p) })
+}
+
+// PutTx stores p under p.Key within tx, a writable transaction of the
+// database given to NewPages, so that a page's record can be committed with
+// the frontier's own changes.
+func (ps *Pages) PutTx(tx *bbolt.Tx, p Page) error {
+	if p.Key == "" {
+		return errors.New("put page: empty key")
+	}
+	b := tx.Bucket(pagesBucket)
+	if b == nil {
+		return errors.New("put page: no pages bucket in this database")
+	}
+	v, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("put page %s: %w", p.Key, err)
+	}
+	v = append([]byte{pageVersion}, v...)
+	if err := b.Put([]byte(p.Key), v); err != nil {
+		return fmt.Errorf("put page %s: %w", p.Key, err)
+	}
+	return nil
+}
+
+// Get returns the page stored under key, and whether there was one.
+func (ps *Pages) Get(key string) (Page, bool, error) {
+	var (
+		p  Page
+		ok bool
+	)
+	err := ps.db.View(func(tx *bbolt.Tx) error {
+		var err error
+		p, ok, err = ps.GetTx(tx, key)
+		return err
+	})
+	return p, ok, err
+}
+
+// GetTx is Get within tx.
+func (ps *Pages) GetTx(tx *bbolt.Tx, key string) (Page, bool, error) {
+	b := tx.Bucket(pagesBucket)
+	if b == nil {
+		return Page{}, false, errors.New("get page: no pages bucket in this database")
+	}
+	v := b.Get([]byte(key))
+	if v == nil {
+		return Page{}, false, nil
+	}
+	p, err := decodePage(key, v)
+	if err != nil {
+		return Page{}, false, err
+	}
+	return p, true, nil
+}
+
+// ForEach calls fn for every stored page in key order, within one read
+// transaction, and stops at the first error. fn must not write to the
+// database: bbolt would deadlock.
+func (ps *Pages) ForEach(fn func(Page) error) error {
+	return ps.db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket(pagesBucket)
+		if b == nil {
+			return errors.New("list pages: no pages bucket in this database")
+		}
+		return b.ForEach(func(k, v []byte) error {
+			p, err := decodePage(string(k), v)
+			if err != nil {
+				return err
+			}
+			return fn(p)
+		})
+	})
+}
+
+func decodePage(key string, v []byte) (Page, error) {
+	if len(v) == 0 || v[0] != pageVersion {
+		return Page{}, fmt.Errorf("page %s: unknown record version", key)
+	}
+	var p Page
+	if err := json.Unmarshal(v[1:], &p); err != nil {
+		return Page{}, fmt.Errorf("page %s: %w", key, err)
+	}
+	p.Key = key
+	return p, nil
+}

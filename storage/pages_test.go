@@ -1,0 +1,193 @@
+package storage
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+func openDB(t *testing.T, path string) *bbolt.DB {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func newTestPages(t *testing.T) (*Pages, *bbolt.DB) {
+	t.Helper()
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	t.Cleanup(func() { db.Close() })
+	ps, err := NewPages(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps, db
+}
+
+func fullPage() Page {
+	return Page{
+		Key: "https://example.com/a", URL: "https://EXAMPLE.com/a", FinalURL: "https://example.com/b",
+		Status: 200, ContentType: "text/html", Length: 42, ETag: `W/"abc"`,
+		LastModified: "Tue, 04 Mar 2025 05:06:07 GMT", Hash: ContentHash([]byte("body")),
+		Depth: 3, Referrer: "https://example.com/", FetchedAt: fetchedAt,
+		Duration: 1500 * time.Millisecond, Unchanged: 4, MirrorPath: "example.com/a.html",
+		WARC: WARCRef{
+			RecordID: "<urn:uuid:0f0e0d0c-0b0a-4908-8706-050403020100>", TargetURI: "https://example.com/a",
+			Date: fetchedAt.Truncate(time.Second), PayloadDigest: "sha1:AAAA",
+		},
+	}
+}
+
+func TestPagesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db := openDB(t, path)
+	ps, err := NewPages(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Page{fullPage(), {Key: "k2", URL: "u2"}}
+	for _, p := range want {
+		if err := ps.Put(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	// Reopened, as after a restart.
+	db = openDB(t, path)
+	defer db.Close()
+	ps, err = NewPages(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		got, ok, err := ps.Get(w.Key)
+		if err != nil || !ok {
+			t.Fatalf("Get(%q) = %v, %v", w.Key, ok, err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("Get(%q) =\n%+v\nwant\n%+v", w.Key, got, w)
+		}
+	}
+	if _, ok, err := ps.Get("missing"); ok || err != nil {
+		t.Errorf("Get(missing) = %v, %v", ok, err)
+	}
+}
+
+// TestPagesPutTx writes a page in the same transaction as another
+// package's bucket, as the engine does with the frontier's Done.
+func TestPagesPutTx(t *testing.T) {
+	ps, db := newTestPages(t)
+	errAbort := errors.New("abort")
+	err := db.Update(func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte("frontier.done"))
+		if err != nil {
+			return err
+		}
+		if err := b.Put([]byte("k"), []byte("1")); err != nil {
+			return err
+		}
+		if err := ps.PutTx(tx, Page{Key: "k", URL: "u"}); err != nil {
+			return err
+		}
+		return errAbort
+	})
+	if !errors.Is(err, errAbort) {
+		t.Fatal(err)
+	}
+	if _, ok, _ := ps.Get("k"); ok {
+		t.Error("page stored by a rolled-back transaction")
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if err := ps.PutTx(tx, Page{Key: "k", URL: "u"}); err != nil {
+			return err
+		}
+		got, ok, err := ps.GetTx(tx, "k")
+		if err != nil || !ok || got.URL != "u" {
+			t.Errorf("GetTx in the same transaction = %+v, %v, %v", got, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := ps.Get("k"); !ok {
+		t.Error("page not stored by a committed transaction")
+	}
+	var buckets []string
+	db.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+			buckets = append(buckets, string(name))
+			return nil
+		})
+	})
+	for _, name := range buckets {
+		if name != "frontier.done" && !strings.HasPrefix(name, "storage.") {
+			t.Errorf("storage made bucket %q", name)
+		}
+	}
+}
+
+func TestPagesForEach(t *testing.T) {
+	ps, _ := newTestPages(t)
+	for _, k := range []string{"c", "a", "b"} {
+		if err := ps.Put(Page{Key: k, URL: "u" + k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []string
+	err := ps.ForEach(func(p Page) error {
+		if p.URL != "u"+p.Key {
+			t.Errorf("page %q has URL %q", p.Key, p.URL)
+		}
+		keys = append(keys, p.Key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(keys, ""); got != "abc" {
+		t.Errorf("ForEach order %q", got)
+	}
+	stop := errors.New("stop")
+	if err := ps.ForEach(func(Page) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("ForEach error %v", err)
+	}
+}
+
+func TestPagesErrors(t *testing.T) {
+	ps, db := newTestPages(t)
+	if err := ps.Put(Page{URL: "u"}); err == nil {
+		t.Error("Put with an empty key succeeded")
+	}
+	for _, v := range [][]byte{{}, {9, '{', '}'}, {pageVersion, 'x'}} {
+		db.Update(func(tx *bbolt.Tx) error { return tx.Bucket(pagesBucket).Put([]byte("bad"), v) })
+		if _, _, err := ps.Get("bad"); err == nil {
+			t.Errorf("Get of stored %q succeeded", v)
+		}
+		if err := ps.ForEach(func(Page) error { return nil }); err == nil {
+			t.Errorf("ForEach over stored %q succeeded", v)
+		}
+	}
+	// A database without the bucket (NewPages not called on it).
+	other := openDB(t, filepath.Join(t.TempDir(), "other.db"))
+	defer other.Close()
+	err := other.Update(func(tx *bbolt.Tx) error { return ps.PutTx(tx, Page{Key: "k"}) })
+	if err == nil {
+		t.Error("PutTx into a database without the bucket succeeded")
+	}
+}
+
+func TestContentHash(t *testing.T) {
+	const want = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	if got := ContentHash(nil); got != want {
+		t.Errorf("ContentHash(nil) = %s", got)
+	}
+}

@@ -1,0 +1,547 @@
+package storage
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"crypto/sha1"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// DefaultWARCMaxSize is the size at which a WARC file is closed and the next
+// one begun, the 1 GB the WARC specification's annex recommends.
+const DefaultWARCMaxSize int64 = 1 << 30
+
+// The revisit profiles of WARC 1.1, section 6.7.
+const (
+	ProfileIdenticalPayload = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+	ProfileNotModified      = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+)
+
+const (
+	warcVersion    = "WARC/1.1"
+	warcDateFormat = "2006-01-02T15:04:05Z"
+	warcSuffix     = ".warc.gz"
+	conformsTo     = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+)
+
+// WARCOptions configures a WARCWriter.
+type WARCOptions struct {
+	Dir      string            // where the files go; created if needed
+	Prefix   string            // file names begin with it; "" means "crawl"
+	MaxSize  int64             // compressed bytes after which a file is rotated; 0 means DefaultWARCMaxSize
+	Software string            // the warcinfo "software" field, e.g. "politecrawl/1.0"
+	Info     map[string]string // more warcinfo fields (operator, http-header-user-agent, robots, ...)
+}
+
+// Exchange is one HTTP request and the response to it, as the engine saw
+// them.
+type Exchange struct {
+	Date          time.Time   // when the request was sent: the WARC-Date of its records
+	Method        string      // "" means GET
+	URL           *url.URL    // the URL requested
+	Proto         string      // "HTTP/1.1" when empty
+	RequestHeader http.Header // as sent; Host is written from URL
+	RemoteAddr    string      // the server's IP address, with or without a port
+	Status        int         // the response's status code
+	Header        http.Header // the response header as received
+	Body          []byte      // the response body as read, at most fetch.max_body
+	Decoded       bool        // Body had Header's Content-Encoding removed
+	Truncated     bool        // Body was cut short at fetch.max_body
+}
+
+// WARCRef identifies the record that holds a URL's payload, so that a later
+// visit finding the same payload can refer to it rather than store it again.
+// Keep it in the Page.
+type WARCRef struct {
+	RecordID      string    `json:"id,omitempty"`     // "<urn:uuid:...>"
+	TargetURI     string    `json:"uri,omitempty"`    // its WARC-Target-URI
+	Date          time.Time `json:"date,omitzero"`    // its WARC-Date (whole seconds, UTC)
+	PayloadDigest string    `json:"digest,omitempty"` // "sha1:BASE32" of the payload
+}
+
+// WARCWriter writes exchanges to gzip-compressed WARC 1.1 files named
+// PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz, each record its own gzip member, each
+// file headed by a warcinfo record. It is safe for concurrent use.
+//
+// A file is rotated once it reaches MaxSize, between exchanges, so that a
+// request and its response share a file: a file exceeds MaxSize by at most
+// one exchange. Every exchange is flushed to the file before WriteExchange
+// returns. After a write error the file is abandoned and the next exchange
+// starts a new one, so a failure never leaves a torn record in the middle
+// of a file.
+type WARCWriter struct {
+	opts WARCOptions
+
+	mu     sync.Mutex
+	serial int // of the last file begun
+	f      *os.File
+	count  countingWriter
+	bw     *bufio.Writer
+	gz     *gzip.Writer
+	infoID string // WARC-Record-ID of the current file's warcinfo
+	head   bytes.Buffer
+	closed bool
+}
+
+// NewWARCWriter returns a writer into opts.Dir. It opens no file until the
+// first exchange, and numbers its files after any already in the directory
+// with the same prefix, so a resumed crawl adds files and overwrites none.
+func NewWARCWriter(opts WARCOptions) (*WARCWriter, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("warc: empty directory")
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "crawl"
+	}
+	if strings.ContainsAny(opts.Prefix, `/\`) || opts.Prefix == "." || opts.Prefix == ".." {
+		return nil, fmt.Errorf("warc: prefix %q is not a plain file name", opts.Prefix)
+	}
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultWARCMaxSize
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	serial, err := lastSerial(opts.Dir, opts.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	gz, err := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
+	if err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
+	return &WARCWriter{opts: opts, serial: serial, gz: gz}, nil
+}
+
+// lastSerial returns the highest serial number among dir's WARC files with
+// the prefix, or 0.
+func lastSerial(dir, prefix string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	last := 0
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix+"-")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutSuffix(rest, warcSuffix)
+		if !ok {
+			continue
+		}
+		_, num, ok := strings.Cut(rest, "-")
+		if n, err := strconv.Atoi(num); ok && err == nil && n > last {
+			last = n
+		}
+	}
+	return last, nil
+}
+
+// WriteExchange archives one exchange as a request record followed by:
+//
+//   - for a 304, a revisit record with the server-not-modified profile,
+//     referring to prev when prev is known;
+//   - when the body is not empty and its digest equals prev's, a revisit
+//     record with the identical-payload-digest profile, holding only the
+//     response header;
+//   - otherwise a response record with the whole response.
+//
+// prev is the WARCRef of the URL's last stored payload, or the zero WARCRef.
+// WriteExchange returns the WARCRef to keep for next time: prev after a
+// revisit, the new response record otherwise.
+//
+// The response record holds the status line, the header and the body as
+// given. Since the body is no longer chunked, Transfer-Encoding is dropped;
+// when Decoded, so are Content-Encoding and Content-Length; and a
+// Content-Length matching the body is added when there is none and the body
+// is complete. A truncated body is marked with WARC-Truncated: length.
+func (w *WARCWriter) WriteExchange(ex Exchange, prev WARCRef) (WARCRef, error) {
+	if ex.URL == nil || ex.Date.IsZero() || ex.Status < 100 || ex.Status > 999 {
+		return WARCRef{}, errors.New("warc: exchange needs a URL, a date and a status")
+	}
+	target := oneLine(ex.URL.String())
+	date := ex.Date.UTC().Truncate(time.Second)
+	ip := remoteIP(ex.RemoteAddr)
+	reqID, respID := newRecordID(), newRecordID()
+
+	common := func(typ, id, concurrent string) []field {
+		fs := []field{
+			{"WARC-Type", typ},
+			{"WARC-Record-ID", id},
+			{"WARC-Date", date.Format(warcDateFormat)},
+			{"WARC-Target-URI", target},
+			{"WARC-Concurrent-To", concurrent},
+		}
+		if ip != "" {
+			fs = append(fs, field{"WARC-IP-Address", ip})
+		}
+		return fs
+	}
+	reqFields := append(common("request", reqID, respID),
+		field{"Content-Type", "application/http;msgtype=request"})
+	reqHead := requestHead(ex)
+
+	payload := sha1.New()
+	payload.Write(ex.Body)
+	digest := sha1Label(payload)
+	respHead := responseHead(ex)
+
+	var (
+		respFields []field
+		respBlock  [][]byte
+		ref        WARCRef
+	)
+	switch {
+	case ex.Status == http.StatusNotModified:
+		respFields = append(common("revisit", respID, reqID),
+			field{"WARC-Profile", ProfileNotModified})
+		respFields = appendRefersTo(respFields, prev)
+		if prev.PayloadDigest != "" {
+			respFields = append(respFields, field{"WARC-Payload-Digest", prev.PayloadDigest})
+		}
+		respBlock = [][]byte{respHead}
+		ref = prev
+	case len(ex.Body) > 0 && digest == prev.PayloadDigest:
+		respFields = append(common("revisit", respID, reqID),
+			field{"WARC-Profile", ProfileIdenticalPayload})
+		respFields = appendRefersTo(respFields, prev)
+		respFields = append(respFields,
+			field{"WARC-Payload-Digest", digest},
+			field{"WARC-Truncated", "length"})
+		respBlock = [][]byte{respHead}
+		ref = prev
+	default:
+		respFields = append(common("response", respID, reqID),
+			field{"WARC-Payload-Digest", digest})
+		if ex.Truncated {
+			respFields = append(respFields, field{"WARC-Truncated", "length"})
+		}
+		respBlock = [][]byte{respHead, ex.Body}
+		ref = WARCRef{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
+	}
+	respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return WARCRef{}, fmt.Errorf("warc: %w", os.ErrClosed)
+	}
+	if err := w.ready(date); err != nil {
+		return WARCRef{}, err
+	}
+	err := w.writeRecord(reqFields, reqHead)
+	if err == nil {
+		err = w.writeRecord(respFields, respBlock...)
+	}
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	if err != nil {
+		name := w.f.Name()
+		w.closeFile() // abandon the file; its error is already the story
+		return WARCRef{}, fmt.Errorf("warc %s: %w", filepath.Base(name), err)
+	}
+	return ref, nil
+}
+
+// Close flushes and closes the current file. Later writes fail.
+func (w *WARCWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if err := w.closeFile(); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	return nil
+}
+
+// ready rotates the current file if it is full and begins one if there is
+// none.
+func (w *WARCWriter) ready(date time.Time) error {
+	if w.f != nil && w.count.n >= w.opts.MaxSize {
+		if err := w.closeFile(); err != nil {
+			return fmt.Errorf("warc: %w", err)
+		}
+	}
+	if w.f != nil {
+		return nil
+	}
+	return w.openFile(date)
+}
+
+// openFile begins the next file, named after date, with its warcinfo record.
+func (w *WARCWriter) openFile(date time.Time) error {
+	var (
+		f   *os.File
+		err error
+	)
+	for range 100 { // another writer may have taken a name
+		w.serial++
+		name := fmt.Sprintf("%s-%s-%05d%s", w.opts.Prefix, date.Format("20060102150405"), w.serial, warcSuffix)
+		f, err = os.OpenFile(filepath.Join(w.opts.Dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	w.f = f
+	w.count = countingWriter{w: f}
+	w.bw = bufio.NewWriterSize(&w.count, 64<<10)
+	w.infoID = ""
+	id := newRecordID()
+	err = w.writeRecord([]field{
+		{"WARC-Type", "warcinfo"},
+		{"WARC-Record-ID", id},
+		{"WARC-Date", date.Format(warcDateFormat)},
+		{"WARC-Filename", filepath.Base(f.Name())},
+		{"Content-Type", "application/warc-fields"},
+	}, w.warcinfo())
+	if err == nil {
+		err = w.bw.Flush()
+	}
+	if err != nil {
+		w.closeFile()
+		return fmt.Errorf("warc %s: %w", filepath.Base(f.Name()), err)
+	}
+	w.infoID = id
+	return nil
+}
+
+// warcinfo returns the block of a warcinfo record: application/warc-fields.
+func (w *WARCWriter) warcinfo() []byte {
+	var b bytes.Buffer
+	put := func(k, v string) {
+		if v != "" {
+			b.WriteString(oneLine(k) + ": " + oneLine(v) + "\r\n")
+		}
+	}
+	put("software", w.opts.Software)
+	put("format", "WARC File Format 1.1")
+	put("conformsTo", conformsTo)
+	keys := make([]string, 0, len(w.opts.Info))
+	for k := range w.opts.Info {
+		if validToken(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		put(k, w.opts.Info[k])
+	}
+	return b.Bytes()
+}
+
+// closeFile flushes and closes the current file, if any.
+func (w *WARCWriter) closeFile() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.bw.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f, w.bw = nil, nil
+	return err
+}
+
+type field struct{ name, value string }
+
+// writeRecord writes one record as its own gzip member: the header fields,
+// the WARC-Warcinfo-ID, WARC-Block-Digest and Content-Length of the block
+// made of the parts, then the block and the closing CRLF CRLF.
+func (w *WARCWriter) writeRecord(fields []field, parts ...[]byte) error {
+	block := sha1.New()
+	var length int
+	for _, p := range parts {
+		block.Write(p)
+		length += len(p)
+	}
+	h := &w.head
+	h.Reset()
+	h.WriteString(warcVersion + "\r\n")
+	for _, f := range fields {
+		h.WriteString(f.name + ": " + oneLine(f.value) + "\r\n")
+	}
+	if w.infoID != "" {
+		h.WriteString("WARC-Warcinfo-ID: " + w.infoID + "\r\n")
+	}
+	h.WriteString("WARC-Block-Digest: " + sha1Label(block) + "\r\n")
+	h.WriteString("Content-Length: " + strconv.Itoa(length) + "\r\n\r\n")
+
+	w.gz.Reset(w.bw)
+	if _, err := w.gz.Write(h.Bytes()); err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err := w.gz.Write(p); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w.gz, "\r\n\r\n"); err != nil {
+		return err
+	}
+	return w.gz.Close()
+}
+
+// requestHead reconstructs the request as sent: request line, Host, then the
+// other header fields in key order.
+func requestHead(ex Exchange) []byte {
+	var b bytes.Buffer
+	method := ex.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b.WriteString(oneLine(method) + " " + oneLine(ex.URL.RequestURI()) + " " + proto(ex) + "\r\n")
+	b.WriteString("Host: " + oneLine(ex.URL.Host) + "\r\n")
+	writeHeader(&b, ex.RequestHeader, "Host")
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// responseHead returns the status line and header of the response as it is
+// stored, adjusted as WriteExchange describes.
+func responseHead(ex Exchange) []byte {
+	h := ex.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Del("Transfer-Encoding")
+	if ex.Decoded {
+		h.Del("Content-Encoding")
+		h.Del("Content-Length")
+	}
+	if h.Get("Content-Length") == "" && !ex.Truncated && ex.Status != http.StatusNotModified {
+		h.Set("Content-Length", strconv.Itoa(len(ex.Body)))
+	}
+	var b bytes.Buffer
+	b.WriteString(proto(ex) + " " + strconv.Itoa(ex.Status) + " " + http.StatusText(ex.Status) + "\r\n")
+	writeHeader(&b, h)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+func proto(ex Exchange) string {
+	if ex.Proto == "" {
+		return "HTTP/1.1"
+	}
+	return oneLine(ex.Proto)
+}
+
+// writeHeader writes h in key order, skipping the keys in skip and any key
+// that is not an HTTP token, with line breaks in values made spaces.
+func writeHeader(b *bytes.Buffer, h http.Header, skip ...string) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		if validToken(k) && !slices.ContainsFunc(skip, func(s string) bool { return strings.EqualFold(s, k) }) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			b.WriteString(k + ": " + oneLine(v) + "\r\n")
+		}
+	}
+}
+
+// validToken reports whether s is an RFC 9110 token, fit to be a field name.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7F || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLine replaces CR and LF with spaces, so a value cannot end a header.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func appendRefersTo(fs []field, prev WARCRef) []field {
+	if prev.RecordID != "" {
+		fs = append(fs, field{"WARC-Refers-To", prev.RecordID})
+	}
+	if prev.TargetURI != "" {
+		fs = append(fs, field{"WARC-Refers-To-Target-URI", prev.TargetURI})
+	}
+	if !prev.Date.IsZero() {
+		fs = append(fs, field{"WARC-Refers-To-Date", prev.Date.UTC().Format(warcDateFormat)})
+	}
+	return fs
+}
+
+// remoteIP returns the address part of addr ("1.2.3.4:80" or "1.2.3.4"),
+// or "" when it is not an IP address.
+func remoteIP(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		addr = host
+	}
+	if ip := net.ParseIP(addr); ip != nil {
+		return ip.String()
+	}
+	return ""
+}
+
+// newRecordID returns a fresh random (version 4) UUID URN in angle brackets.
+func newRecordID() string {
+	var u [16]byte
+	rand.Read(u[:]) // never fails (crypto/rand, Go 1.24+)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	x := hex.EncodeToString(u[:])
+	return "<urn:uuid:" + x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:] + ">"
+}
+
+// sha1Label formats a SHA-1 digest as WARC writers customarily do.
+func sha1Label(h hash.Hash) string {
+	return "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil))
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
