@@ -1,0 +1,87 @@
+package politeness
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/crawler/robots"
+)
+
+func TestRobotsCacheOneFetchAtATime(t *testing.T) {
+	c := NewRobotsCache("ExampleBot/1.0", 10)
+	if act, _, _ := c.Lookup(origin, t0); act != RobotsFetch {
+		t.Fatalf("first Lookup = %v, want RobotsFetch", act)
+	}
+	if act, _, _ := c.Lookup(origin, t0); act != RobotsWait {
+		t.Fatalf("Lookup during a fetch = %v, want RobotsWait", act)
+	}
+	if got := c.Status(origin, t0); got != "fetching" {
+		t.Errorf("Status = %q", got)
+	}
+	body := []byte("User-agent: examplebot\nDisallow: /private\nCrawl-delay: 2\n")
+	c.Store(origin, robots.Fetch{Status: 200, Body: body}, t0)
+	act, g, _ := c.Lookup(origin, t0.Add(time.Hour))
+	if act != RobotsReady || g == nil {
+		t.Fatalf("Lookup after Store = %v, %v", act, g)
+	}
+	if g.Allowed("/private/x") || !g.Allowed("/public") {
+		t.Error("the group of ExampleBot was not applied")
+	}
+	if d, ok := g.CrawlDelay(); !ok || d != 2*time.Second {
+		t.Errorf("CrawlDelay = %v, %v", d, ok)
+	}
+	if act, _, _ := c.Lookup(origin, t0.Add(25*time.Hour)); act != RobotsFetch {
+		t.Errorf("after 25h Lookup = %v, want RobotsFetch (24h cache)", act)
+	}
+}
+
+func TestRobotsCacheUnreachable(t *testing.T) {
+	c := NewRobotsCache("ExampleBot", 10)
+	c.Lookup(origin, t0)
+	st := c.Store(origin, robots.Fetch{Err: errors.New("connection refused")}, t0)
+	act, g, _ := c.Lookup(origin, t0)
+	if act != RobotsReady || g.Allowed("/") {
+		t.Fatalf("unreachable robots.txt: %v, allowed / = %v; want everything disallowed", act, g.Allowed("/"))
+	}
+	if !st.NextFetch.After(t0) || c.Status(origin, t0) != "unreachable" {
+		t.Fatalf("NextFetch %v, status %q", st.NextFetch, c.Status(origin, t0))
+	}
+	if act, _, _ := c.Lookup(origin, st.NextFetch); act != RobotsFetch {
+		t.Fatalf("at NextFetch Lookup = %v, want RobotsFetch", act)
+	}
+}
+
+func TestRobotsCacheAbandonAndRestore(t *testing.T) {
+	c := NewRobotsCache("ExampleBot", 10)
+	c.Lookup(origin, t0)
+	c.Abandon(origin)
+	if act, _, _ := c.Lookup(origin, t0); act != RobotsFetch {
+		t.Fatalf("after Abandon Lookup = %v, want RobotsFetch", act)
+	}
+	saved := robots.Update(robots.State{}, robots.Fetch{Status: 404}, t0)
+	other := NewRobotsCache("ExampleBot", 10)
+	other.Restore(origin, saved)
+	if act, g, _ := other.Lookup(origin, t0.Add(time.Hour)); act != RobotsReady || !g.Allowed("/anything") {
+		t.Fatalf("restored 404 state: %v", act)
+	}
+}
+
+func TestRobotsCacheBounded(t *testing.T) {
+	c := NewRobotsCache("ExampleBot", 3)
+	for i := range 10 {
+		o := fmt.Sprintf("http://h%d.example", i)
+		c.Lookup(o, t0)
+		c.Store(o, robots.Fetch{Status: 404}, t0)
+	}
+	if n := c.lru.Len(); n != 3 {
+		t.Fatalf("cache holds %d hosts, want 3", n)
+	}
+	if got := c.Status("http://h0.example", t0); got != "unknown" {
+		t.Errorf("the oldest host is still cached: %q", got)
+	}
+	if act, _, _ := c.Lookup("http://h9.example", t0); act != RobotsReady {
+		t.Errorf("the newest host was dropped")
+	}
+}
