@@ -1,0 +1,353 @@
+package frontier
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// Errors a caller may branch on.
+var (
+	// ErrClosed is returned by every call after Close.
+	ErrClosed = errors.New("frontier: closed")
+	// ErrLease is returned for a lease that is not (or no longer) out:
+	// given back already, or made by another Frontier.
+	ErrLease = errors.New("frontier: lease not out")
+)
+
+var (
+	errNoBuckets   = errors.New("frontier: buckets missing")
+	errEmptyOrigin = errors.New("frontier: empty origin")
+)
+
+// DefaultMaxBatch is Options.MaxBatch when it is 0.
+const DefaultMaxBatch = 2048
+
+// Options tune a Frontier. The zero value is ready to use.
+type Options struct {
+	// MaxBatch caps the URLs one transaction writes: Add and Done split
+	// larger batches (see Add), and group commit stops gathering
+	// operations at it. It bounds the memory a transaction takes. 0 means
+	// DefaultMaxBatch.
+	MaxBatch int
+}
+
+// Frontier is the persistent URL frontier. Its methods are safe for
+// concurrent use by any number of goroutines (a pool of workers calling
+// Next, Done, Retry and SetReady is the intended use). Next and the
+// in-memory calls (SetReady, Release without a time, Stats, Hosts, Wake)
+// do not write to disk; the others wait for their transaction to be
+// committed and synced, and concurrent ones share a transaction.
+//
+// Do not call a Frontier from inside a transaction of its DB (a Hook
+// included): it may wait for a transaction that waits for it.
+type Frontier struct {
+	db    *bbolt.DB
+	ownDB bool
+	opts  Options
+
+	ops        chan *op
+	writerDone chan struct{}
+	sending    sync.WaitGroup // submitters between the closed check and the send
+
+	mu     sync.Mutex
+	closed bool
+	hosts  map[string]*host
+	lastID uint32
+	ready  hostHeap // hosts with a URL that Next may hand out, now or later
+	sum    counts   // over all hosts
+	parked counts   // over parked hosts
+	logN   int      // entries in the log bucket
+	dirty  []*host  // hosts whose counts changed since their record was written
+	markN  int      // marks, of all hosts
+	// chunks counts the live marks of each chunk; deadChunks lists those
+	// with none that New found, for the first batch to delete.
+	chunks     map[uint64]int64
+	deadChunks []uint64
+	// foldEvery, hostMarks and maxMarks are their defaults, but for tests.
+	foldEvery, hostMarks, maxMarks int
+	leasedN                        int64
+	// leasedSched counts the leases that are revisits.
+	leasedSched int64
+	wake        chan struct{}
+	wakeTaken   bool
+}
+
+// Open opens (creating it if needed) the bbolt database at path for the
+// frontier alone, as tests and benchmarks do; Close closes it. It waits at
+// most 10 s for another process's lock on the file.
+func Open(path string, opts Options) (*Frontier, error) {
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:         10 * time.Second,
+		FreelistType:    bbolt.FreelistMapType,
+		InitialMmapSize: 1 << 30,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
+	}
+	f, err := New(db, opts)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	f.ownDB = true
+	return f, nil
+}
+
+// New returns the frontier kept in db, which other packages may share: the
+// frontier uses only buckets named "frontier.*", creating them if needed.
+// URLs that were leased when the process last stopped are queued again.
+// Close does not close db. For speed, open db with FreelistType
+// bbolt.FreelistMapType and a large InitialMmapSize, as Open does; never
+// with NoSync, which gives up crash safety.
+func New(db *bbolt.DB, opts Options) (*Frontier, error) {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = DefaultMaxBatch
+	}
+	f := &Frontier{
+		db: db, opts: opts,
+		ops:        make(chan *op, 256),
+		writerDone: make(chan struct{}),
+		hosts:      map[string]*host{},
+		chunks:     map[uint64]int64{},
+		wake:       make(chan struct{}),
+		foldEvery:  defaultFoldEvery,
+		hostMarks:  defaultHostMarks,
+		maxMarks:   defaultMaxMarks,
+	}
+	if err := db.Update(initBuckets); err != nil {
+		return nil, err
+	}
+	if err := db.View(f.load); err != nil {
+		return nil, err
+	}
+	go f.writeLoop()
+	return f, nil
+}
+
+func initBuckets(tx *bbolt.Tx) error {
+	for _, name := range [][]byte{bucketURLs, bucketQueue, bucketHosts, bucketLog, bucketMarks, bucketMeta} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("frontier: create bucket %s: %w", name, err)
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	v := meta.Get(keyVersion)
+	if v == nil {
+		return meta.Put(keyVersion, []byte{schemaVersion})
+	}
+	if len(v) != 1 || v[0] != schemaVersion {
+		return fmt.Errorf("frontier: database has schema version %v, want %d", v, schemaVersion)
+	}
+	return nil
+}
+
+// load reads the hosts, replays the log of their counts, and finds each
+// host's earliest delayed URL. It reads a bounded number of records per
+// host (and about defaultFoldEvery log entries), never the URLs themselves.
+func (f *Frontier) load(tx *bbolt.Tx) error {
+	byID := map[uint32]*host{}
+	err := tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {
+		if len(k) != 4 {
+			return fmt.Errorf("frontier: host key %x: %w", k, errCorrupt)
+		}
+		rec, err := decodeHostRecord(v)
+		if err != nil {
+			return fmt.Errorf("frontier: host %x: %w", k, err)
+		}
+		h := newHost(binary.BigEndian.Uint32(k), rec)
+		h.persisted = true
+		f.lastID = max(f.lastID, h.id)
+		f.hosts[rec.origin] = h
+		byID[h.id] = h
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = tx.Bucket(bucketLog).ForEach(func(k, v []byte) error {
+		if len(k) != 8 {
+			return fmt.Errorf("frontier: log key %x: %w", k, errCorrupt)
+		}
+		f.logN++
+		seq := binary.BigEndian.Uint64(k)
+		var bad error
+		err := decodeLogEntry(v, func(id uint32, c counts, flushedTo uint64) {
+			h := byID[id]
+			switch {
+			case h == nil:
+				bad = fmt.Errorf("frontier: log entry %d: unknown host %d: %w", seq, id, errCorrupt)
+			case seq > h.rec.logPos:
+				h.rec.add(c, 1)
+				h.rec.flushedTo = max(h.rec.flushedTo, flushedTo)
+				if !h.dirty {
+					h.dirty = true
+					f.dirty = append(f.dirty, h)
+				}
+			}
+		})
+		if err == nil {
+			err = bad
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketQueue), byID); err != nil {
+		return err
+	}
+	c := tx.Bucket(bucketQueue).Cursor()
+	for _, h := range byID {
+		f.sum.add(h.rec.counts, 1)
+		if h.rec.parked {
+			f.parked.add(h.rec.counts, 1)
+		}
+		if h.rec.delayed > 0 {
+			prefix := append(appendUint32(nil, h.id), classDelayed)
+			if k, _ := c.Seek(prefix); len(k) == delayedKeyLen && strings.HasPrefix(string(k), string(prefix)) {
+				h.hint = int64(binary.BigEndian.Uint64(k[5:13]))
+			}
+		}
+		f.reheap(h)
+	}
+	return nil
+}
+
+// Close stops the frontier: it waits for the operations under way, then
+// closes the database if Open opened it. Leases still out are void; their
+// URLs are queued again at the next open.
+func (f *Frontier) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	f.signal()
+	f.mu.Unlock()
+	f.sending.Wait()
+	close(f.ops)
+	<-f.writerDone
+	var err error
+	if f.ownDB {
+		if cerr := f.db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("frontier: close: %w", cerr)
+		}
+	}
+	return err
+}
+
+// Add queues the items that were never seen before, in one transaction,
+// and returns how many were new. An item seen before (the same Key and
+// Kind, in any state, across restarts) is not queued again, but what it
+// brings is recorded: InSitemap, and a Lastmod. When its Lastmod is later
+// than the one recorded (W3C datetimes compared as times, others as
+// different strings) and the URL is done, it is due again at the item's
+// NotBefore (at once if zero), as Reschedule does.
+//
+// Items must come from Canonicalize or Resolve. More than Options.MaxBatch
+// items are added in several transactions, each all or nothing.
+func (f *Frontier) Add(items []Item) (int, error) {
+	if err := checkItems(items); err != nil {
+		return 0, err
+	}
+	total := 0
+	for len(items) > 0 {
+		chunk := items[:min(len(items), f.opts.MaxBatch)]
+		items = items[len(chunk):]
+		n, err := f.submit(len(chunk), func(b *batch) (int, error) { return b.addItems(chunk) })
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// checkItems checks that items have the shape Canonicalize gives them.
+func checkItems(items []Item) error {
+	for i := range items {
+		it := &items[i]
+		if len(it.Key) <= len(it.Origin) || !strings.HasPrefix(it.Key, it.Origin) ||
+			(it.Key[len(it.Origin)] != '/' && it.Key[len(it.Origin)] != '?') ||
+			!strings.Contains(it.Origin, "://") || strings.IndexByte(it.Key, 0) >= 0 {
+			return fmt.Errorf("frontier: item %d: key %q and origin %q do not come from Canonicalize", i, it.Key, it.Origin)
+		}
+	}
+	return nil
+}
+
+// Reschedule makes the URL of key (a canonical Key) and kind due at the
+// given time if that is earlier than when it is due now: a done URL becomes
+// a scheduled revisit, a scheduled or delayed one moves earlier; a queued,
+// undelayed one is due already. It reports whether the URL is known.
+func (f *Frontier) Reschedule(key string, kind Kind, at time.Time) (bool, error) {
+	u, err := Canonicalize(key, len(key)+1)
+	if err != nil {
+		return false, fmt.Errorf("frontier: reschedule: %w", err)
+	}
+	n, err := f.submit(1, func(b *batch) (int, error) {
+		f.mu.Lock()
+		h := f.hosts[u.Origin]
+		f.mu.Unlock()
+		if h == nil {
+			return 0, nil
+		}
+		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, u.Key[len(u.Origin):], kind) })
+		v := b.urls.Get(k)
+		if v == nil {
+			return 0, nil
+		}
+		r, err := decodeRecord(v, h.rec.origin)
+		if err != nil {
+			return 0, fmt.Errorf("frontier: reschedule %s: %w", key, err)
+		}
+		inQueue, err := b.queued(h, &r)
+		if err != nil {
+			return 0, err
+		}
+		return 1, b.reschedule(h, k, &r, inQueue, timeNanos(at))
+	})
+	return n == 1, err
+}
+
+// Stats counts the URLs of all hosts.
+func (f *Frontier) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := &f.sum
+	return Stats{
+		Queued:    max(0, s.ready+s.delayed-s.scheduled-(f.leasedN-f.leasedSched)),
+		Leased:    f.leasedN,
+		Done:      max(0, s.done-f.leasedSched),
+		Scheduled: max(0, s.scheduled-f.leasedSched),
+	}
+}
+
+// Wake returns a channel that is closed at the next change that may let
+// Next hand out a URL sooner than it said (Add, Done, Retry, Release,
+// SetReady, SetHostWait, Unpark, Reschedule) and at Close. Take a new
+// channel after each wake-up.
+func (f *Frontier) Wake() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.wakeTaken = true
+	return f.wake
+}
+
+// signal wakes whoever waits on Wake. f.mu must be held.
+func (f *Frontier) signal() {
+	if f.wakeTaken {
+		close(f.wake)
+		f.wake = make(chan struct{})
+		f.wakeTaken = false
+	}
+}
+
+func appendUint32(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }

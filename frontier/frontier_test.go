@@ -1,0 +1,472 @@
+package frontier
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newTest(t *testing.T, db *bbolt.DB, opts Options) *Frontier {
+	t.Helper()
+	f, err := New(db, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return f
+}
+
+func mustCheck(t *testing.T, f *Frontier) {
+	t.Helper()
+	if err := check(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next takes a lease and makes its host ready again at once.
+func next(t *testing.T, f *Frontier, now time.Time) *Lease {
+	t.Helper()
+	l, idle, err := f.Next(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l == nil {
+		t.Fatalf("Next(%v): nothing, %+v", now, idle)
+	}
+	f.SetReady(l.Origin, now)
+	return l
+}
+
+func keys(t *testing.T, f *Frontier, now time.Time, n int) []string {
+	t.Helper()
+	var out []string
+	for range n {
+		l := next(t, f, now)
+		out = append(out, l.Key)
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func TestAddDedupesAcrossRestarts(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	items := []Item{item(t, "http://a.test/1"), item(t, "HTTP://A.test:80/1#x"), item(t, "http://a.test/2"), item(t, "http://b.test/1")}
+	if n, err := f.Add(items); err != nil || n != 3 {
+		t.Fatalf("Add = %d, %v; want 3", n, err)
+	}
+	sm := item(t, "http://a.test/1")
+	sm.Kind = KindSitemap
+	if n, err := f.Add([]Item{sm}); err != nil || n != 1 {
+		t.Fatalf("Add(a sitemap at a page's address) = %d, %v; want 1", n, err)
+	}
+	mustCheck(t, f)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = newTest(t, db, Options{})
+	if n, err := f.Add(append(items, sm)); err != nil || n != 0 {
+		t.Fatalf("Add after reopen = %d, %v; want 0", n, err)
+	}
+	if s := f.Stats(); s != (Stats{Queued: 4}) {
+		t.Errorf("Stats = %+v", s)
+	}
+	mustCheck(t, f)
+}
+
+func TestNextOrder(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	var items []Item
+	for i, p := range []float64{0.5, 0.9, 0, 0.9, -1, 1} {
+		it := item(t, fmt.Sprintf("http://a.test/%d", i))
+		it.Priority = p
+		items = append(items, it)
+	}
+	late := item(t, "http://a.test/late")
+	late.NotBefore = t0.Add(time.Hour)
+	early := item(t, "http://a.test/early")
+	early.NotBefore = t0.Add(-time.Hour)
+	items = append(items, late, early)
+	if _, err := f.Add(items); err != nil {
+		t.Fatal(err)
+	}
+	got := keys(t, f, t0, 7)
+	want := []string{"http://a.test/early", "http://a.test/5", "http://a.test/1", "http://a.test/3", "http://a.test/0", "http://a.test/2", "http://a.test/4"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order\n got %v\nwant %v", got, want)
+	}
+	l, idle, err := f.Next(t0)
+	if l != nil || err != nil || !idle.Until.Equal(t0.Add(time.Hour)) || idle.Drained {
+		t.Fatalf("Next = %v, %+v, %v; want idle until the late URL", l, idle, err)
+	}
+	if got := keys(t, f, t0.Add(time.Hour), 1); got[0] != "http://a.test/late" {
+		t.Errorf("last = %v", got)
+	}
+	if _, idle, _ := f.Next(t0.Add(2 * time.Hour)); !idle.Drained || !idle.Until.IsZero() {
+		t.Errorf("idle = %+v, want drained", idle)
+	}
+	mustCheck(t, f)
+}
+
+// TestHostsTakeTurns checks that hosts are handed out by the time they
+// became ready, and that a busy host waits for SetReady.
+func TestHostsTakeTurns(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	var items []Item
+	for i := range 3 {
+		for _, h := range []string{"a", "b", "c"} {
+			items = append(items, item(t, fmt.Sprintf("http://%s.test/%d", h, i)))
+		}
+	}
+	if _, err := f.Add(items); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	now := t0
+	for range 9 {
+		l, _, err := f.Next(now)
+		if err != nil || l == nil {
+			t.Fatalf("Next: %v, %v", l, err)
+		}
+		got = append(got, l.Origin[7:8])
+		// Each host's delay is one second from its request.
+		f.SetReady(l.Origin, now.Add(time.Second))
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(400 * time.Millisecond)
+	}
+	// a, b, c are ready at 0; a at 1.0, b at 1.4, c at 1.8, ...
+	if s := fmt.Sprint(got); s != "[a b c a b c a b c]" {
+		t.Errorf("turns %s", s)
+	}
+
+	// A busy host is not handed out again before SetReady.
+	if _, err := f.Add([]Item{item(t, "http://d.test/1"), item(t, "http://d.test/2")}); err != nil {
+		t.Fatal(err)
+	}
+	l, _, _ := f.Next(now)
+	if l == nil {
+		t.Fatal("no lease")
+	}
+	if l2, idle, _ := f.Next(now.Add(time.Hour)); l2 != nil || !idle.Until.IsZero() || idle.Drained {
+		t.Fatalf("Next while busy = %v, %+v", l2, idle)
+	}
+	if h, _ := f.Host("http://d.test"); !h.Busy || h.Queued != 1 || h.Leased != 1 {
+		t.Errorf("host %+v", h)
+	}
+	f.SetReady(l.Origin, now) // max_per_host > 1: ready again at once
+	if l2, _, _ := f.Next(now); l2 == nil || l2.Key == l.Key {
+		t.Fatalf("second lease %v", l2)
+	}
+	mustCheck(t, f)
+}
+
+func TestLeaseLifecycle(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	if _, err := f.Add([]Item{item(t, "http://a.test/1")}); err != nil {
+		t.Fatal(err)
+	}
+	// Retry: due later, one more attempt.
+	l := next(t, f, t0)
+	if err := f.Retry(l, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Retry(l, t0); !errors.Is(err, ErrLease) {
+		t.Errorf("second Retry: %v, want ErrLease", err)
+	}
+	if l2, idle, _ := f.Next(t0); l2 != nil || !idle.Until.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Next before the retry is due = %v, %+v", l2, idle)
+	}
+	l = next(t, f, t0.Add(time.Minute))
+	if l.Attempts != 1 || !l.NotBefore.Equal(t0.Add(time.Minute)) {
+		t.Errorf("after Retry: attempts %d, not before %v", l.Attempts, l.NotBefore)
+	}
+	// Release without a time: back in place, no attempt counted.
+	if err := f.Release(l, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	l = next(t, f, t0.Add(time.Minute))
+	if l.Attempts != 1 {
+		t.Errorf("after Release: attempts %d", l.Attempts)
+	}
+	// A crash with the lease out: queued again.
+	mustCheck(t, f)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Done(l, Outcome{}, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Done after Close: %v", err)
+	}
+	f = newTest(t, db, Options{})
+	if s := f.Stats(); s != (Stats{Queued: 1}) {
+		t.Errorf("after reopen %+v", s)
+	}
+	l2 := next(t, f, t0.Add(time.Minute))
+	if _, err := f.Done(l, Outcome{}, nil); !errors.Is(err, ErrLease) {
+		t.Errorf("Done of a lease of the closed frontier: %v", err)
+	}
+	// Done with a revisit: scheduled, then handed out again as a revisit.
+	if _, err := f.Done(l2, Outcome{RevisitAt: t0.Add(time.Hour)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Stats(); s != (Stats{Done: 1, Scheduled: 1}) {
+		t.Errorf("after a revisit is scheduled %+v", s)
+	}
+	if _, idle, _ := f.Next(t0.Add(time.Minute)); idle.Drained || idle.Scheduled != 1 || !idle.Until.Equal(t0.Add(time.Hour)) {
+		t.Errorf("idle %+v", idle)
+	}
+	l3 := next(t, f, t0.Add(time.Hour))
+	if !l3.Revisit || l3.Attempts != 0 || l3.Key != "http://a.test/1" {
+		t.Errorf("revisit lease %+v", l3)
+	}
+	if s := f.Stats(); s != (Stats{Leased: 1}) {
+		t.Errorf("during the revisit %+v", s)
+	}
+	if _, err := f.Done(l3, Outcome{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, idle, _ := f.Next(t0.Add(2 * time.Hour)); !idle.Drained {
+		t.Errorf("idle %+v, want drained", idle)
+	}
+	mustCheck(t, f)
+}
+
+func TestDoneIsAtomicWithHookAndLinks(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{MaxBatch: 4})
+	if _, err := f.Add([]Item{item(t, "http://a.test/")}); err != nil {
+		t.Fatal(err)
+	}
+	l := next(t, f, t0)
+	links := []Item{item(t, "http://a.test/x"), item(t, "http://b.test/y")}
+	hookErr := errors.New("disk full")
+	_, err := f.Done(l, Outcome{Hook: func(*bbolt.Tx) error { return hookErr }}, links)
+	if !errors.Is(err, hookErr) {
+		t.Fatalf("Done with a failing hook: %v", err)
+	}
+	if s := f.Stats(); s != (Stats{Leased: 1}) {
+		t.Errorf("after a failed Done %+v", s)
+	}
+	mustCheck(t, f)
+	_, err = f.Done(l, Outcome{Hook: func(*bbolt.Tx) error { panic("boom") }}, links)
+	if err == nil {
+		t.Fatal("Done with a panicking hook succeeded")
+	}
+	// The hook writes in the same transaction.
+	hook := func(tx *bbolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte("storage.pages"))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(l.Key), []byte("200"))
+	}
+	// More links than MaxBatch: added in several transactions.
+	for i := range 9 {
+		links = append(links, item(t, fmt.Sprintf("http://c.test/%d", i)))
+	}
+	if n, err := f.Done(l, Outcome{Hook: hook}, links); err != nil || n != 11 {
+		t.Fatalf("Done = %d, %v", n, err)
+	}
+	err = db.View(func(tx *bbolt.Tx) error {
+		if v := tx.Bucket([]byte("storage.pages")).Get([]byte(l.Key)); string(v) != "200" {
+			return fmt.Errorf("hook's record = %q", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	if s := f.Stats(); s != (Stats{Queued: 11, Done: 1}) {
+		t.Errorf("after Done %+v", s)
+	}
+	mustCheck(t, f)
+}
+
+func TestHostState(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	if _, err := f.Add([]Item{item(t, "http://a.test/1"), item(t, "http://b.test/1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetHostWait("http://a.test", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Park("http://b.test", "robots.txt 500"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetHostWait("http://new.test", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = newTest(t, db, Options{})
+	if l, idle, _ := f.Next(t0); l != nil || !idle.Until.Equal(t0.Add(time.Hour)) || idle.Drained {
+		t.Fatalf("Next = %v, %+v; want a wait until the Retry-After", l, idle)
+	}
+	hosts := f.Hosts()
+	if len(hosts) != 3 || !hosts[0].Wait.Equal(t0.Add(time.Hour)) || !hosts[1].Parked || hosts[1].ParkReason != "robots.txt 500" || hosts[1].Queued != 1 {
+		t.Errorf("Hosts = %+v", hosts)
+	}
+	l := next(t, f, t0.Add(time.Hour))
+	if _, err := f.Done(l, Outcome{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Only the parked host has URLs: drained.
+	if _, idle, _ := f.Next(t0.Add(time.Hour)); !idle.Drained {
+		t.Errorf("idle %+v, want drained", idle)
+	}
+	if err := f.Unpark("http://b.test"); err != nil {
+		t.Fatal(err)
+	}
+	if l := next(t, f, t0.Add(time.Hour)); l.Key != "http://b.test/1" {
+		t.Errorf("after Unpark: %v", l.Key)
+	}
+	mustCheck(t, f)
+}
+
+func TestLastmodReschedules(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	sm := func(lastmod string) Item {
+		it := item(t, "http://a.test/page")
+		it.Via, it.InSitemap, it.Lastmod = ViaSitemap, true, lastmod
+		return it
+	}
+	if _, err := f.Add([]Item{sm("2024-01-01")}); err != nil {
+		t.Fatal(err)
+	}
+	keys(t, f, t0, 1)
+	for _, tt := range []struct {
+		lastmod string
+		due     bool
+	}{
+		{"2024-01-01", false},
+		{"2023-12-31T23:00:00Z", false}, // older
+		{"2024-01-01T00:00:00+00:00", false},
+		{"2024-01-02T10:00:00+02:00", true},
+		{"2024-01-02T10:00:00+02:00", false},
+		{"next week", true}, // not a date: a change is a change
+	} {
+		if n, err := f.Add([]Item{sm(tt.lastmod)}); err != nil || n != 0 {
+			t.Fatalf("Add = %d, %v", n, err)
+		}
+		l, _, _ := f.Next(t0)
+		if (l != nil) != tt.due {
+			t.Fatalf("lastmod %s: lease %v, want due %v", tt.lastmod, l, tt.due)
+		}
+		if l != nil {
+			if !l.Revisit || l.Lastmod != tt.lastmod {
+				t.Errorf("lease %+v", l)
+			}
+			f.SetReady(l.Origin, t0)
+			if _, err := f.Done(l, Outcome{}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Reschedule by key.
+	if ok, err := f.Reschedule("http://a.test/page", KindPage, t0.Add(time.Minute)); !ok || err != nil {
+		t.Fatalf("Reschedule = %v, %v", ok, err)
+	}
+	if ok, err := f.Reschedule("http://a.test/page", KindPage, t0.Add(time.Hour)); !ok || err != nil {
+		t.Fatalf("Reschedule later = %v, %v", ok, err)
+	}
+	if ok, _ := f.Reschedule("http://a.test/other", KindPage, t0); ok {
+		t.Error("Reschedule of an unknown URL reported it known")
+	}
+	if _, idle, _ := f.Next(t0); !idle.Until.Equal(t0.Add(time.Minute)) || idle.Scheduled != 1 {
+		t.Errorf("idle %+v; want due at the earlier time", idle)
+	}
+	mustCheck(t, f)
+}
+
+func TestOpenClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.db")
+	f, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Add([]Item{item(t, "http://a.test/")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := f.Add([]Item{item(t, "http://a.test/")}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Add after Close: %v", err)
+	}
+	if _, _, err := f.Next(t0); !errors.Is(err, ErrClosed) {
+		t.Errorf("Next after Close: %v", err)
+	}
+	f, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if s := f.Stats(); s.Queued != 1 {
+		t.Errorf("Stats %+v", s)
+	}
+	if _, err := f.Add([]Item{{URL: URL{Key: "http://a.test/x", Origin: "http://b.test"}}}); err == nil {
+		t.Error("Add of an item not from Canonicalize succeeded")
+	}
+}
+
+// TestNew checks that the frontier shares a database with other buckets
+// and does not close it.
+func TestNew(t *testing.T) {
+	db := testDB(t, true)
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		_, err := tx.CreateBucket([]byte("storage.pages"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(db, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.View(func(tx *bbolt.Tx) error {
+		return tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+			if n := string(name); n != "storage.pages" && n[:9] != "frontier." {
+				return fmt.Errorf("bucket %q", n)
+			}
+			return nil
+		})
+	}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWake(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	w := f.Wake()
+	select {
+	case <-w:
+		t.Fatal("woken before any change")
+	default:
+	}
+	if _, err := f.Add([]Item{item(t, "http://a.test/")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-w:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Add did not wake")
+	}
+}

@@ -1,0 +1,298 @@
+package frontier
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+)
+
+// This file holds the operations the writer runs inside its transaction.
+// They change the buckets and stage the in-memory changes in the batch.
+
+// addItems queues the items never seen before and merges what the others
+// bring into their records. It returns how many were new.
+func (b *batch) addItems(items []Item) (int, error) {
+	added := 0
+	var h *host
+	var d *hostDelta
+	for i := range items {
+		it := &items[i]
+		if h == nil || it.Origin != h.rec.origin {
+			h = b.host(it.Origin)
+			d = b.touch(h)
+		}
+		pq := it.Key[len(it.Origin):]
+		start := len(b.arena)
+		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, pq, it.Kind) })
+		if v := b.urls.Get(k); v != nil {
+			if err := b.merge(h, k, v, it); err != nil {
+				return 0, err
+			}
+			// k is not kept by bbolt unless merge wrote it.
+			if len(b.arena) == start+len(k) {
+				b.arena = b.arena[:start]
+			}
+			continue
+		}
+		seq, err := b.queue.NextSequence()
+		if err != nil {
+			return 0, fmt.Errorf("frontier: sequence: %w", err)
+		}
+		r := record{
+			kind: it.Kind, via: it.Via & 3, inSitemap: it.InSitemap,
+			prio: quantPriority(it.Priority), depth: uint64(max(it.Depth, 0)), seq: seq,
+			referrer: it.Referrer, lastmod: it.Lastmod,
+		}
+		if it.Request != it.Key && it.Request != "" {
+			r.request = it.Request
+		}
+		if !it.NotBefore.IsZero() {
+			r.delayed, r.due = true, timeNanos(it.NotBefore)
+		}
+		if err := b.putRecord(h, k, &r); err != nil {
+			return 0, err
+		}
+		if err := b.putQueue(h, d, k, &r); err != nil {
+			return 0, err
+		}
+		added++
+	}
+	return added, nil
+}
+
+// merge records what an item seen before brings: InSitemap, and a Lastmod
+// later than the one recorded, which makes a done URL due again.
+func (b *batch) merge(h *host, k, v []byte, it *Item) error {
+	if !(it.InSitemap || it.Lastmod != "") {
+		return nil
+	}
+	r, err := decodeRecord(v, h.rec.origin)
+	if err != nil {
+		return fmt.Errorf("frontier: record of %s: %w", it.Key, err)
+	}
+	changed := it.InSitemap && !r.inSitemap
+	r.inSitemap = r.inSitemap || it.InSitemap
+	moved := false
+	if it.Lastmod != "" && it.Lastmod != r.lastmod && (r.lastmod == "" || lastmodLater(it.Lastmod, r.lastmod)) {
+		moved = r.lastmod != ""
+		r.lastmod = it.Lastmod
+		changed = true
+	}
+	switch {
+	case moved:
+		inQueue, err := b.queued(h, &r)
+		if err != nil {
+			return err
+		}
+		return b.reschedule(h, k, &r, inQueue, timeNanos(it.NotBefore))
+	case changed:
+		return b.putRecord(h, k, &r)
+	}
+	return nil
+}
+
+// queued reports whether record r has its queue entry: whether it is
+// queued (or scheduled) rather than done. It flushes the host's marks
+// first, if it has any.
+func (b *batch) queued(h *host, r *record) (bool, error) {
+	if b.touch(h).marked() > 0 {
+		if err := b.flushHost(h); err != nil {
+			return false, err
+		}
+	}
+	var buf [delayedKeyLen]byte
+	return b.queue.Get(queueKey(buf[:0], h.id, r)) != nil, nil
+}
+
+// lastmodLater reports whether lastmod a is later than b: as times when both
+// are W3C datetimes, else whenever they differ.
+func lastmodLater(a, b string) bool {
+	ta, errA := parseW3C(a)
+	tb, errB := parseW3C(b)
+	if errA != nil || errB != nil {
+		return a != b
+	}
+	return ta.After(tb)
+}
+
+// parseW3C parses the W3C datetime profile of ISO 8601 that sitemaps use.
+func parseW3C(s string) (time.Time, error) {
+	var err error
+	for _, layout := range [...]string{time.RFC3339, "2006-01-02T15:04Z07:00", "2006-01-02", "2006-01", "2006"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
+}
+
+// reschedule makes the URL of record r (key k) due at `at` (Unix ns) if that
+// is earlier than it is now, and stores r, which the caller may have changed.
+func (b *batch) reschedule(h *host, k []byte, r *record, inQueue bool, at int64) error {
+	d := b.touch(h)
+	switch {
+	case !inQueue: // done: it becomes a revisit
+		var buf [doneKeyLen]byte
+		if err := b.queue.Delete(doneKey(buf[:0], h.id, r.seq)); err != nil {
+			return fmt.Errorf("frontier: delete done entry: %w", err)
+		}
+		r.visited, r.attempts, r.delayed, r.due = true, 0, true, at
+		d.rec.scheduled++
+		if err := b.putQueue(h, d, k, r); err != nil {
+			return err
+		}
+	case r.delayed && r.due > at:
+		if err := b.deleteQueue(h, d, r); err != nil {
+			return err
+		}
+		r.due = at
+		if err := b.putQueue(h, d, k, r); err != nil {
+			return err
+		}
+	}
+	return b.putRecord(h, k, r)
+}
+
+// action is what finish does with a lease.
+type action struct {
+	done      bool  // Done; otherwise Retry or Release
+	revisitAt int64 // Done's, Unix ns, 0 for none
+	at        int64 // Retry's and Release's due time, Unix ns
+	attempt   bool  // Retry: count an attempt
+}
+
+// finish gives back lease l. The record, not the lease, says where the URL
+// is queued now: a Reschedule may have moved it while it was out.
+func (b *batch) finish(l *Lease, a action) error {
+	h := l.h
+	d := b.touch(h)
+	if a.done && a.revisitAt == 0 {
+		if ok, err := b.finishInPlace(l, d); ok || err != nil {
+			return err
+		}
+	}
+	k := b.keep(func(x []byte) []byte { return urlKey(x, h.id, l.Key[len(l.Origin):], l.Kind) })
+	v := b.urls.Get(k)
+	if v == nil {
+		return fmt.Errorf("frontier: leased %s: %w", l.Key, errCorrupt)
+	}
+	r, err := decodeRecord(v, h.rec.origin)
+	if err != nil {
+		return fmt.Errorf("frontier: leased %s: %w", l.Key, err)
+	}
+	if r.seq != l.seq {
+		return fmt.Errorf("frontier: leased %s: record disagrees: %w", l.Key, errCorrupt)
+	}
+	if err := b.deleteQueue(h, d, &r); err != nil {
+		return fmt.Errorf("frontier: leased %s: %w", l.Key, err)
+	}
+	if !a.done {
+		if a.attempt {
+			r.attempts++
+		}
+		r.delayed, r.due = true, a.at
+		if err := b.putQueue(h, d, k, &r); err != nil {
+			return err
+		}
+		b.leases = append(b.leases, l)
+		return b.putRecord(h, k, &r)
+	}
+	b.leases = append(b.leases, l)
+	if !r.visited {
+		d.rec.done++
+	}
+	if a.revisitAt == 0 {
+		// Done for good: its entry in the done class says so, and the
+		// record is not written. It keeps its attempts, which a revisit
+		// resets.
+		if r.visited {
+			d.rec.scheduled--
+		}
+		return b.putDone(h, k[4:], r.seq)
+	}
+	if !r.visited {
+		d.rec.scheduled++
+	}
+	r.visited, r.attempts, r.delayed, r.due = true, 0, true, a.revisitAt
+	if err := b.putQueue(h, d, k, &r); err != nil {
+		return err
+	}
+	return b.putRecord(h, k, &r)
+}
+
+// finishInPlace completes lease l for good with a done mark, without
+// reading its record, if its queue entry is still where Next found it (no
+// Reschedule moved it). The lease's class and whether it is a revisit do
+// not change while it is out.
+func (b *batch) finishInPlace(l *Lease, d *hostDelta) (bool, error) {
+	if b.queue.Get(l.qkey) == nil {
+		return false, nil
+	}
+	b.markDone(l, d)
+	if l.delayed {
+		d.rec.delayed--
+	} else {
+		d.rec.ready--
+	}
+	if l.Revisit {
+		d.rec.scheduled--
+	} else {
+		d.rec.done++
+	}
+	b.leases = append(b.leases, l)
+	return true, nil
+}
+
+func (b *batch) putRecord(h *host, k []byte, r *record) error {
+	v := b.keep(func(a []byte) []byte { return appendRecord(a, r, h.rec.origin) })
+	if err := b.urls.Put(k, v); err != nil {
+		return fmt.Errorf("frontier: put url: %w", err)
+	}
+	return nil
+}
+
+// putQueue queues record r, of urls key k, and counts it.
+func (b *batch) putQueue(h *host, d *hostDelta, k []byte, r *record) error {
+	qk := b.keep(func(a []byte) []byte { return queueKey(a, h.id, r) })
+	if err := b.queue.Put(qk, k[4:]); err != nil {
+		return fmt.Errorf("frontier: put queue: %w", err)
+	}
+	if r.delayed {
+		d.rec.delayed++
+		d.hint = min(d.hint, r.due)
+	} else {
+		d.rec.ready++
+	}
+	return nil
+}
+
+// putDone puts the done entry of URL seq, whose urls key without the
+// hostID is pq.
+func (b *batch) putDone(h *host, pq []byte, seq uint64) error {
+	dk := b.keep(func(a []byte) []byte { return doneKey(a, h.id, seq) })
+	if err := b.queue.Put(dk, pq); err != nil {
+		return fmt.Errorf("frontier: put done entry: %w", err)
+	}
+	return nil
+}
+
+// deleteQueue takes record r out of the queue and uncounts it. The entry
+// must exist.
+func (b *batch) deleteQueue(h *host, d *hostDelta, r *record) error {
+	var buf [delayedKeyLen]byte
+	qk := queueKey(buf[:0], h.id, r)
+	c := b.queue.Cursor()
+	if k, _ := c.Seek(qk); !bytes.Equal(k, qk) {
+		return fmt.Errorf("frontier: not queued: %w", errCorrupt)
+	}
+	if err := c.Delete(); err != nil {
+		return fmt.Errorf("frontier: delete queue: %w", err)
+	}
+	if r.delayed {
+		d.rec.delayed--
+	} else {
+		d.rec.ready--
+	}
+	return nil
+}
