@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage",
+		"go.etcd.io/bbolt", // the root opens the one database frontier and storage share
 		"github.com/PuerkitoBio/goquery", "golang.org/x/net/", "golang.org/x/time/rate",
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},

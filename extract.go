@@ -22,6 +22,7 @@ const (
 	linkCanonical                 // <link rel=canonical>
 	linkRefresh                   // <meta http-equiv=refresh>
 	linkRequisite                 // img, script, stylesheet, CSS url(): mirror only
+	linkRedirect                  // a Location header
 )
 
 // link is one URL a page refers to, resolved against the page's base.

@@ -58,6 +58,7 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 // request is one GET to make.
 type request struct {
 	url          string
+	limit        int64  // the most body bytes read; 0 means maxBody
 	etag         string // for If-None-Match on a revisit
 	lastModified string // for If-Modified-Since on a revisit
 	sent         func(time.Time)
@@ -67,10 +68,13 @@ type request struct {
 type response struct {
 	status    int
 	header    http.Header
-	body      []byte // decoded, at most maxBody bytes
-	truncated bool   // the body was longer than maxBody and was cut
+	body      []byte // decoded, at most the limit
+	truncated bool   // the body was longer than the limit and was cut
+	decoded   bool   // a Content-Encoding was undone
+	sent      time.Time
 	duration  time.Duration
-	rawReq    *http.Request // as sent, for WARC
+	proto     string      // "HTTP/1.1", "HTTP/2.0"
+	reqHeader http.Header // as sent, for WARC
 	remoteIP  string
 }
 
@@ -114,11 +118,19 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	out := &response{status: resp.StatusCode, header: resp.Header, rawReq: req}
+	out := &response{
+		status: resp.StatusCode, header: resp.Header, sent: start,
+		proto: resp.Proto, reqHeader: req.Header,
+	}
 	if host, _, err := net.SplitHostPort(remote); err == nil {
 		out.remoteIP = host
 	}
-	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), f.maxBody)
+	limit := f.maxBody
+	if r.limit > 0 {
+		limit = r.limit
+	}
+	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), limit)
+	out.decoded = err == nil && resp.Header.Get("Content-Encoding") != ""
 	out.duration = time.Since(start)
 	if err != nil && !errors.Is(err, errBodyDecode) {
 		return nil, fmt.Errorf("read body: %w", err)

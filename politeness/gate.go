@@ -82,7 +82,7 @@ type host struct {
 	lim        *rate.Limiter
 	crawlDelay time.Duration
 	inFlight   int
-	sentAt     time.Time // when the last request went out on the wire
+	sentAt     time.Time // when the last request started: granted, or later sent
 	waitUntil  time.Time
 	waitWhy    Why
 	streak     int
@@ -166,6 +166,7 @@ func (g *Gate) Acquire(origin string, now time.Time) (bool, time.Time) {
 	}
 	h.lim.AllowN(now, 1)
 	h.inFlight++
+	h.sentAt = now // Sent moves it later if the request leaves later
 	return true, time.Time{}
 }
 
@@ -198,6 +199,8 @@ func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
 	if h.waitUntil.After(at) {
 		at = h.waitUntil
 	}
+	// The interval also holds from the last start itself, so a Crawl-delay
+	// learnt from a robots.txt counts from that very request.
 	iv, _ := g.interval(h)
 	if next := h.sentAt.Add(iv); next.After(at) {
 		at = next

@@ -252,3 +252,16 @@ func FuzzParseRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestGateCrawlDelayCountsFromTheRobotsRequest(t *testing.T) {
+	g := New(Config{HonorCrawlDelay: true}, t0)
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("robots.txt request refused")
+	}
+	g.Release(origin, t0.Add(5*time.Millisecond), Result{Status: 200})
+	g.SetCrawlDelay(origin, 300*time.Millisecond, t0.Add(5*time.Millisecond))
+	next := acquireAt(t, g, origin, t0.Add(5*time.Millisecond))
+	if gap := next.Sub(t0); gap < 300*time.Millisecond {
+		t.Fatalf("the first page started %v after robots.txt; Crawl-delay is 300ms", gap)
+	}
+}

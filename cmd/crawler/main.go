@@ -10,7 +10,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop) // after the first signal, a second one ends the process at once
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop() // a second signal now ends the process at once
+	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }

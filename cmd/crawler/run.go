@@ -28,6 +28,9 @@ type stdio struct {
 
 func commands() []command {
 	return []command{
+		{"crawl", "crawl from a YAML config; resumes where it stopped", runCrawl},
+		{"demo", "serve a small bundled site on loopback and crawl it", runDemo},
+		{"discover", "list every URL of a site as JSON Lines, keeping no bodies", runDiscover},
 		{"robots", "check URLs against a robots.txt (RFC 9309)", runRobots},
 		{"sitemap", "list the page URLs of sitemaps and sitemap indexes", runSitemap},
 		{"version", "print the version", runVersion},

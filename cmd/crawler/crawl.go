@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/politecrawl/crawler"
+)
+
+const (
+	crawlUsage    = "crawl -c FILE [flags] [SEED_URL...]"
+	discoverUsage = "discover [-c FILE] [flags] URL..."
+)
+
+// runCrawl is `crawler crawl`: a crawl from the YAML config, flags over
+// keys. Ad hoc it ends when the frontier is drained or a limit is hit; with
+// daemon.enabled it runs until SIGTERM or SIGINT. Either way a signal stops
+// it gracefully (exit 0) and running it again resumes.
+func runCrawl(ctx context.Context, args []string, s stdio) error {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	cf := addConfigFlags(fs)
+	seeds, err := parseFlags(fs, args, crawlUsage, s.out)
+	if err != nil {
+		return err
+	}
+	cfg, err := cf.load(seeds)
+	if err != nil {
+		return err
+	}
+	return crawl(ctx, cfg, crawler.Options{}, s)
+}
+
+// runDiscover is `crawler discover`: a crawl that keeps no bodies and
+// writes one JSON object per URL found to stdout (or --out FILE).
+func runDiscover(ctx context.Context, args []string, s stdio) error {
+	fs := flag.NewFlagSet("discover", flag.ContinueOnError)
+	cf := addConfigFlags(fs)
+	urls, err := parseFlags(fs, args, discoverUsage, s.out)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 {
+		return usageErrorf("discover: give at least one URL (usage: crawler %s)", discoverUsage)
+	}
+	cfg, err := cf.load(urls)
+	if err != nil {
+		return err
+	}
+	cfg.Output.MirrorDir, cfg.Output.WARC = "", ""
+	if cfg.Output.URLs == "" {
+		cfg.Output.URLs = "-"
+	}
+	if cfg.StateDir == crawler.DefaultConfig().StateDir && !isSet(fs, "state-dir") {
+		// An audit that was not given a state_dir keeps its state apart
+		// from any crawl's, and leaves nothing behind.
+		dir, err := os.MkdirTemp("", "crawler-discover-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.StateDir = dir
+	}
+	return crawl(ctx, cfg, crawler.Options{NoBodies: true}, s)
+}
+
+// crawl runs one crawl to its end and prints its summary on stderr.
+func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio) error {
+	log := newLogger(cfg.Log, s.err)
+	opts.Logger, opts.Stdout = log, s.out
+	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress, opts.ProgressTTY = s.err, true
+	}
+	c, err := crawler.New(cfg, opts)
+	if err != nil {
+		return err
+	}
+	stopServer, err := serve(ctx, cfg.Daemon.Listen, c.Handler(), log)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	sum, runErr := c.Run(ctx)
+	stopServer()
+	closeErr := c.Close()
+	printSummary(s.err, sum)
+	if ctx.Err() != nil && runErr == nil {
+		log.Info("stopped by signal; run the same command again to resume")
+	}
+	return errors.Join(runErr, closeErr)
+}
+
+// serve starts the observability endpoints on addr (none when empty) and
+// returns how to stop them.
+func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (func(), error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("daemon.listen: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serve metrics", "err", err)
+		}
+	}()
+	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		<-done
+	}, nil
+}
+
+// newLogger makes the slog logger log.format and log.level ask for.
+func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(lc.Level)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if lc.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// printSummary writes what a run did, in a few lines.
+func printSummary(w io.Writer, s crawler.Summary) {
+	fmt.Fprintf(w, "crawled %d URLs in %s (%s), %d left queued\n",
+		s.Done, s.Elapsed.Round(time.Millisecond), formatBytes(s.Bytes), s.Queued)
+	fmt.Fprintf(w, "  by status: %s\n", formatCounts(s.ByStatus))
+	fmt.Fprintf(w, "  refused by robots.txt: %d\n", s.Disallowed)
+	if len(s.Rejected) > 0 {
+		fmt.Fprintf(w, "  kept out: %s\n", formatCounts(s.Rejected))
+	}
+	for _, p := range s.Parked {
+		fmt.Fprintf(w, "  host parked: %s (%s)\n", p.Origin, p.Reason)
+	}
+	if s.StateErrors > 0 {
+		fmt.Fprintf(w, "  state errors: %d (see the log)\n", s.StateErrors)
+	}
+}
+
+func formatCounts(m map[string]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formatBytes(n int64) string {
+	return crawler.ByteSize(n).String()
+}

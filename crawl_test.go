@@ -1,0 +1,133 @@
+package crawler
+
+import (
+	"testing"
+	"time"
+
+	"github.com/politecrawl/crawler/storage"
+)
+
+func TestCrawlFollowsLinksObeysRobotsAndReadsSitemaps(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private/\nSitemap: {{base}}/sitemap.xml\n"})
+	s.html("/", "/a", "/b", "/private/x", "http://127.0.0.1:1/elsewhere", "mailto:x@example.com")
+	s.html("/a", "/c", "/a", "/b#part", "/A/../a")
+	s.set("/b", page{status: 301, headers: map[string]string{"Location": "/d"}})
+	s.html("/d")
+	s.set("/c", page{body: `<a href="/nf" rel="nofollow">x</a><a href="/e">e</a>`})
+	s.set("/sitemap.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>{{base}}/e</loc><lastmod>2026-01-02</lastmod></url>
+<url><loc>{{base}}/f</loc></url>
+</urlset>`})
+	s.html("/e")
+	s.html("/f")
+
+	cfg := testConfig(t, s.URL+"/")
+	sum := runCrawl(t, cfg)
+
+	hits := s.hits()
+	for _, p := range []string{"/robots.txt", "/", "/a", "/b", "/c", "/d", "/e", "/f", "/sitemap.xml"} {
+		if hits[p] != 1 {
+			t.Errorf("%s fetched %d times, want once", p, hits[p])
+		}
+	}
+	for _, p := range []string{"/private/x", "/nf"} {
+		if hits[p] != 0 {
+			t.Errorf("%s fetched %d times, want never", p, hits[p])
+		}
+	}
+	if sum.Disallowed != 1 {
+		t.Errorf("summary: %d disallowed, want 1", sum.Disallowed)
+	}
+
+	inv := inventory(t, cfg.Output.URLs)
+	check := func(path string, want func(r storage.Record) bool, what string) {
+		t.Helper()
+		r, ok := inv[s.URL+path]
+		if !ok {
+			t.Errorf("no inventory record for %s", path)
+			return
+		}
+		if !want(r) {
+			t.Errorf("%s: %+v, want %s", path, r, what)
+		}
+	}
+	check("/private/x", func(r storage.Record) bool { return r.Robots == storage.RobotsDisallowed && r.Status == 0 }, "disallowed, status 0")
+	check("/b", func(r storage.Record) bool { return r.Status == 301 && r.FinalURL == s.URL+"/d" }, "301 to /d")
+	check("/d", func(r storage.Record) bool { return r.FoundVia == storage.FoundRedirect && r.Depth == 1 }, "found via redirect at the depth of /b")
+	check("/e", func(r storage.Record) bool {
+		return r.InSitemap && r.Depth == 0 && r.Lastmod.Equal(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+	}, "in the sitemap, depth 0, with its lastmod")
+	check("/a", func(r storage.Record) bool {
+		return r.Status == 200 && r.FoundVia == storage.FoundLink && r.Referrer == s.URL+"/" && r.Depth == 1 && r.ContentType != ""
+	}, "200, a link of / at depth 1")
+	if r, ok := inv["http://127.0.0.1:1/elsewhere"]; !ok || r.Error == "" {
+		t.Errorf("the out-of-scope link has no inventory record saying why: %+v", r)
+	}
+}
+
+func TestCrawlKeepsThePolitenessDelay(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nAllow: /\n"})
+	s.html("/", "/1", "/2", "/3", "/4", "/5")
+	for _, p := range []string{"/1", "/2", "/3", "/4", "/5"} {
+		s.html(p)
+	}
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Politeness.Delay = 100 * time.Millisecond
+	cfg.Fetch.Workers = 8
+	runCrawl(t, cfg)
+	if n := len(s.hits()); n != 7 {
+		t.Fatalf("%d distinct requests, want 7", n)
+	}
+	// Arrival times are measured at the server, as a site owner sees them;
+	// a few milliseconds of scheduling noise on a loaded machine are allowed.
+	if gap := s.minGap(); gap < cfg.Politeness.Delay-5*time.Millisecond {
+		t.Errorf("two requests arrived %v apart; the delay is %v", gap, cfg.Politeness.Delay)
+	}
+	if s.maxIn > 1 {
+		t.Errorf("%d requests in flight at once; max_per_host is 1", s.maxIn)
+	}
+}
+
+func TestCrawlHonoursCrawlDelay(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: politecrawl\nCrawl-delay: 0.3\n"})
+	s.html("/", "/1", "/2")
+	s.html("/1")
+	s.html("/2")
+	cfg := testConfig(t, s.URL+"/")
+	runCrawl(t, cfg)
+	if gap := s.minGap(); gap < 300*time.Millisecond-5*time.Millisecond {
+		t.Errorf("two requests arrived %v apart; Crawl-delay is 0.3s", gap)
+	}
+}
+
+func TestCrawlResumesWithoutFetchingTwice(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	links := []string{}
+	for i := range 12 {
+		p := "/p" + string(rune('a'+i))
+		links = append(links, p)
+		s.html(p)
+	}
+	s.html("/", links...)
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Scope.MaxPages = 4
+	first := runCrawl(t, cfg)
+	if first.Queued == 0 {
+		t.Fatalf("the first run drained the frontier despite max_pages 4: %+v", first)
+	}
+	cfg.Scope.MaxPages = 0
+	runCrawl(t, cfg)
+	for path, n := range s.hits() {
+		if n != 1 {
+			t.Errorf("%s fetched %d times over two runs", path, n)
+		}
+	}
+	if got := len(s.hits()); got != 14 {
+		t.Errorf("%d distinct URLs fetched over two runs, want 14", got)
+	}
+}

@@ -1,0 +1,299 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// Options are what a crawl needs besides its Config: where its log, its
+// progress and (for discover) its inventory go.
+type Options struct {
+	// Logger receives the crawl's log; nil discards it.
+	Logger *slog.Logger
+	// Inventory, when set, receives the JSON Lines inventory instead of the
+	// file Config.Output.URLs names (crawler discover writes to stdout).
+	Inventory io.Writer
+	// Progress receives the live progress line when ProgressTTY is set; off
+	// a terminal, progress goes to the log every ProgressEvery.
+	Progress      io.Writer
+	ProgressTTY   bool
+	ProgressEvery time.Duration
+	// Stdout is where Config.Output.URLs "-" writes.
+	Stdout io.Writer
+	// NoBodies keeps no page bodies: no mirror, no WARC (crawler discover).
+	NoBodies bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Crawler is one crawl: its state in bbolt, its politeness gate, its
+// outputs. Make one with New, run it with Run, and Close it.
+type Crawler struct {
+	cfg   Config
+	opts  Options
+	log   *slog.Logger
+	now   func() time.Time
+	agent string
+
+	db      *bbolt.DB
+	front   *frontier.Frontier
+	pages   *storage.Pages
+	gate    *politeness.Gate
+	robots  *politeness.RobotsCache
+	fetch   *fetcher
+	scope   *scope
+	metrics *metrics
+	out     *outputs
+
+	busy    atomic.Int64 // leases handed to workers and not yet finished
+	wakeCh  chan struct{}
+	fetched atomic.Int64 // pages fetched this run (for max_pages)
+	stats   runStats
+}
+
+// New opens (or creates) the crawl state in cfg.StateDir and the outputs.
+// cfg must have passed Validate.
+func New(cfg Config, opts Options) (*Crawler, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &Crawler{
+		cfg: cfg, opts: opts, log: opts.Logger, now: opts.Now,
+		agent:   ProductToken(cfg.UserAgent),
+		metrics: newMetrics(),
+		wakeCh:  make(chan struct{}, 1),
+		stats:   newRunStats(),
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("state_dir: %w", err)
+	}
+	db, err := bbolt.Open(filepath.Join(cfg.StateDir, "crawl.db"), 0o644, &bbolt.Options{
+		Timeout:      2 * time.Second,
+		FreelistType: bbolt.FreelistMapType,
+	})
+	if err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return nil, fmt.Errorf("state_dir %s is in use by another crawl", cfg.StateDir)
+		}
+		return nil, fmt.Errorf("open state: %w", err)
+	}
+	c.db = db
+	if err := c.open(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Crawler) open() error {
+	var err error
+	if c.front, err = frontier.New(c.db, frontier.Options{}); err != nil {
+		return fmt.Errorf("open frontier: %w", err)
+	}
+	if c.pages, err = storage.NewPages(c.db); err != nil {
+		return fmt.Errorf("open page records: %w", err)
+	}
+	if c.scope, err = newScope(c.cfg, c.now); err != nil {
+		return err
+	}
+	start := c.now()
+	c.gate = politeness.New(gateConfig(c.cfg), start)
+	c.robots = politeness.NewRobotsCache(c.agent, 10000)
+	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost)
+	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
+		return err
+	}
+	return c.restoreHosts(start)
+}
+
+func gateConfig(cfg Config) politeness.Config {
+	return politeness.Config{
+		Delay:           cfg.Politeness.Delay,
+		MaxPerHost:      cfg.Politeness.MaxPerHost,
+		HonorCrawlDelay: cfg.Politeness.HonorCrawlDelay,
+		GiveUp:          cfg.Politeness.RetryAfterMax,
+	}
+}
+
+// newScope compiles the scope of cfg: the hosts given, or those of the
+// seeds and sitemaps when none are.
+func newScope(cfg Config, now func() time.Time) (*scope, error) {
+	s := &scope{
+		hosts:       map[string]bool{},
+		maxDepth:    cfg.Scope.MaxDepth,
+		maxLen:      cfg.Scope.MaxURLLength,
+		maxSegments: cfg.Scope.MaxPathDepth,
+		maxRepeats:  cfg.Scope.MaxRepeatedSegments,
+		now:         now,
+	}
+	for _, h := range cfg.Scope.Hosts {
+		for _, origin := range scopeOrigins(h) {
+			s.hosts[origin] = true
+		}
+	}
+	if len(cfg.Scope.Hosts) == 0 {
+		for _, raw := range append(append([]string{}, cfg.Seeds...), cfg.Sitemaps...) {
+			if u, err := frontier.Canonicalize(raw, cfg.Scope.MaxURLLength); err == nil {
+				s.hosts[u.Origin] = true
+			}
+		}
+	}
+	for _, list := range []struct {
+		key  string
+		pats []string
+		dst  *[]*regexp.Regexp
+	}{{"scope.include", cfg.Scope.Include, &s.include}, {"scope.exclude", cfg.Scope.Exclude, &s.exclude}} {
+		for i, p := range list.pats {
+			re, err := regexp.Compile(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", list.key, i, err)
+			}
+			*list.dst = append(*list.dst, re)
+		}
+	}
+	return s, nil
+}
+
+// scopeOrigins reads a scope.hosts entry: an origin, or a bare host[:port]
+// meaning that host over http and https.
+func scopeOrigins(h string) []string {
+	if u, err := url.Parse(h); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		if c, err := frontier.Canonicalize(u.Scheme+"://"+u.Host+"/", 0); err == nil {
+			return []string{c.Origin}
+		}
+		return nil
+	}
+	var out []string
+	for _, scheme := range []string{"http", "https"} {
+		if c, err := frontier.Canonicalize(scheme+"://"+h+"/", 0); err == nil {
+			out = append(out, c.Origin)
+		}
+	}
+	return out
+}
+
+// Close flushes the outputs and closes the state. It is safe to call once
+// Run has returned.
+func (c *Crawler) Close() error {
+	err := c.out.close()
+	if c.db != nil {
+		err = errors.Join(err, c.db.Close())
+	}
+	return err
+}
+
+// Run crawls until the frontier is drained or a limit is hit (or, in daemon
+// mode, until ctx is cancelled), then returns what it did. Cancelling ctx
+// stops it gracefully: requests in flight are abandoned and their URLs go
+// back to the queue, and the state is flushed. Run returns only after its
+// goroutines have stopped.
+func (c *Crawler) Run(ctx context.Context) (Summary, error) {
+	started := c.now()
+	if err := c.seed(); err != nil {
+		return Summary{}, err
+	}
+	work := make(chan *frontier.Lease)
+	var wg sync.WaitGroup
+	for range c.cfg.Fetch.Workers {
+		wg.Go(func() {
+			for l := range work {
+				c.visit(ctx, l)
+				c.busy.Add(-1)
+				c.wake()
+			}
+		})
+	}
+	stopProgress := c.startProgress(ctx)
+	err := c.dispatch(ctx, work)
+	close(work)
+	wg.Wait()
+	stopProgress()
+	if ferr := c.out.flush(); ferr != nil {
+		err = errors.Join(err, ferr)
+	}
+	return c.summary(started), err
+}
+
+// wake tells the dispatcher that something changed: a worker finished, or a
+// host became ready.
+func (c *Crawler) wake() {
+	select {
+	case c.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// dispatch hands leases to the workers as hosts become ready, and returns
+// when there is nothing left to do, a limit is hit, or ctx is cancelled.
+func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if c.limitReached() {
+			c.log.Info("page limit reached", "max_pages", c.cfg.Scope.MaxPages)
+			return nil
+		}
+		now := c.now()
+		wakeup := c.front.Wake()
+		l, idle, err := c.front.Next(now)
+		if err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if l != nil {
+			c.busy.Add(1)
+			select {
+			case work <- l:
+				continue
+			case <-ctx.Done():
+				c.busy.Add(-1)
+				return c.front.Release(l, time.Time{})
+			}
+		}
+		if c.busy.Load() == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
+			return nil // drained, or only parked hosts are left
+		}
+		wait := time.Minute
+		if !idle.Until.IsZero() {
+			wait = min(max(idle.Until.Sub(now), time.Millisecond), time.Minute)
+		}
+		timer.Reset(wait)
+		select {
+		case <-wakeup:
+		case <-c.wakeCh:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+func (c *Crawler) limitReached() bool {
+	return c.cfg.Scope.MaxPages > 0 && c.fetched.Load()+c.stats.doneBefore >= int64(c.cfg.Scope.MaxPages)
+}

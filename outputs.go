@@ -1,0 +1,137 @@
+package crawler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/politecrawl/crawler/storage"
+)
+
+// outputs are where a crawl's results go besides its state: the JSON Lines
+// inventory, the mirror and the WARC files. Each is optional.
+type outputs struct {
+	inv    *storage.Inventory
+	mirror *storage.Mirror
+	warc   *storage.WARCWriter
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	invError error // the first inventory write error, reported once
+}
+
+func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
+	o := &outputs{log: log}
+	var err error
+	switch {
+	case opts.Inventory != nil:
+		o.inv = storage.NewInventory(opts.Inventory)
+	case cfg.Output.URLs != "":
+		if o.inv, err = storage.OpenInventory(cfg.Output.URLs, opts.Stdout); err != nil {
+			return nil, fmt.Errorf("output.urls: %w", err)
+		}
+	}
+	if opts.NoBodies {
+		return o, nil
+	}
+	if cfg.Output.MirrorDir != "" {
+		if o.mirror, err = storage.NewMirror(cfg.Output.MirrorDir); err != nil {
+			return nil, fmt.Errorf("output.mirror_dir: %w", err)
+		}
+	}
+	if cfg.Output.WARC != "" {
+		o.warc, err = storage.NewWARCWriter(storage.WARCOptions{
+			Dir: cfg.Output.WARC, MaxSize: int64(cfg.Output.WARCMaxSize),
+			Software: "politecrawl", Info: map[string]string{"http-header-user-agent": cfg.UserAgent},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("output.warc: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// inventory appends a record. A write error (a full disk) is logged once
+// and returned again by flush, so the crawl fails loudly at its end rather
+// than losing records in silence.
+func (o *outputs) inventory(r storage.Record) {
+	if o.inv == nil {
+		return
+	}
+	if err := o.inv.Write(r); err != nil {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.invError == nil {
+			o.invError = err
+			o.log.Error("write inventory", "err", err)
+		}
+	}
+}
+
+// saveMirror writes a fetched page into the mirror and returns its path
+// there ("" when there is no mirror or it failed: the page is still
+// recorded).
+func (o *outputs) saveMirror(u *url.URL, resp *response) string {
+	if o.mirror == nil {
+		return ""
+	}
+	path, err := o.mirror.Write(u, resp.header.Get("Content-Type"), bytes.NewReader(resp.body))
+	if err != nil {
+		o.log.Error("write mirror", "url", u.String(), "err", err)
+		return ""
+	}
+	return path
+}
+
+// removeMirror deletes a page that is gone from the mirror.
+func (o *outputs) removeMirror(u *url.URL, contentType string) {
+	if o.mirror == nil {
+		return
+	}
+	if err := o.mirror.Remove(u, contentType); err != nil {
+		o.log.Error("remove from mirror", "url", u.String(), "err", err)
+	}
+}
+
+// saveWARC writes the exchange as WARC records and returns the reference to
+// keep for the next visit (prev when nothing new was stored).
+func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev storage.WARCRef) storage.WARCRef {
+	if o.warc == nil {
+		return prev
+	}
+	ref, err := o.warc.WriteExchange(storage.Exchange{
+		Date: sent, URL: u, RequestHeader: resp.reqHeader, RemoteAddr: resp.remoteIP,
+		Proto: resp.proto, Status: resp.status, Header: resp.header, Body: resp.body,
+		Decoded: resp.decoded, Truncated: resp.truncated,
+	}, prev)
+	if err != nil {
+		o.log.Error("write WARC", "url", u.String(), "err", err)
+		return prev
+	}
+	return ref
+}
+
+func (o *outputs) flush() error {
+	if o.inv == nil {
+		return nil
+	}
+	o.mu.Lock()
+	err := o.invError
+	o.mu.Unlock()
+	return errors.Join(err, o.inv.Flush())
+}
+
+func (o *outputs) close() error {
+	var err error
+	if o.inv != nil {
+		err = o.inv.Close()
+	}
+	if o.warc != nil {
+		err = errors.Join(err, o.warc.Close())
+	}
+	return err
+}

@@ -1,0 +1,93 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// startProgress reports progress until the returned stop is called: on a
+// terminal, one line on Options.Progress redrawn twice a second; otherwise a
+// log line every Options.ProgressEvery (default 10s). It also refreshes the
+// gauges of /metrics.
+func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
+	every := c.opts.ProgressEvery
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	if c.opts.ProgressTTY && c.opts.Progress != nil {
+		every = 500 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(min(every, time.Second))
+		defer tick.Stop()
+		start, last := c.now(), time.Time{}
+		lastDone := int64(0)
+		for {
+			select {
+			case <-ctx.Done():
+				if c.opts.ProgressTTY && c.opts.Progress != nil {
+					fmt.Fprint(c.opts.Progress, "\r\033[K")
+				}
+				return
+			case <-tick.C:
+			}
+			p := c.progress()
+			now := c.now()
+			if now.Sub(last) < every {
+				continue
+			}
+			rate := float64(p.done-lastDone) / max(now.Sub(last).Seconds(), 0.001)
+			if last.IsZero() {
+				rate = float64(p.done) / max(now.Sub(start).Seconds(), 0.001)
+			}
+			last, lastDone = now, p.done
+			if c.opts.ProgressTTY && c.opts.Progress != nil {
+				fmt.Fprintf(c.opts.Progress, "\r\033[Kdone %d · queued %d · %.1f pages/s · hosts %d active, %d waiting · errors %d",
+					p.done, p.queued, rate, p.active, p.waiting, p.errors)
+				continue
+			}
+			c.log.Info("progress", "done", p.done, "queued", p.queued, "leased", p.leased,
+				"pages_per_s", fmt.Sprintf("%.1f", rate), "hosts_active", p.active,
+				"hosts_waiting", p.waiting, "hosts_parked", p.parked, "errors", p.errors)
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}
+
+type progressView struct {
+	done, errors            int64
+	queued, leased          int64
+	active, waiting, parked int
+}
+
+// progress reads the counts and refreshes the gauges of /metrics.
+func (c *Crawler) progress() progressView {
+	st := c.front.Stats()
+	p := progressView{
+		done: c.stats.done.Load(), errors: c.stats.errors.Load(),
+		queued: st.Queued, leased: st.Leased,
+	}
+	now := c.now()
+	for _, h := range c.gate.Snapshot(now) {
+		switch {
+		case h.Parked != "":
+			p.parked++
+		case h.Waiting:
+			p.waiting++
+		default:
+			p.active++
+		}
+	}
+	m := c.metrics
+	m.frontierState.WithLabelValues("queued").Set(float64(st.Queued))
+	m.frontierState.WithLabelValues("leased").Set(float64(st.Leased))
+	m.frontierState.WithLabelValues("done").Set(float64(st.Done))
+	m.hostState.WithLabelValues("active").Set(float64(p.active))
+	m.hostState.WithLabelValues("waiting").Set(float64(p.waiting))
+	m.hostState.WithLabelValues("parked").Set(float64(p.parked))
+	return p
+}

@@ -1,0 +1,183 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/crawler/storage"
+)
+
+// testSite is an httptest server serving scripted pages, logging every
+// request with the time it arrived, and counting requests in flight.
+type testSite struct {
+	*httptest.Server
+	mu       sync.Mutex
+	pages    map[string]page
+	log      []hit
+	inFlight int
+	maxIn    int
+	hold     time.Duration // how long each answer takes
+}
+
+type page struct {
+	status  int
+	ctype   string
+	body    string
+	headers map[string]string
+}
+
+type hit struct {
+	path string
+	at   time.Time
+	hdr  http.Header
+}
+
+func newSite(t *testing.T) *testSite {
+	s := &testSite{pages: map[string]page{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.log = append(s.log, hit{path: r.URL.RequestURI(), at: time.Now(), hdr: r.Header.Clone()})
+	s.inFlight++
+	s.maxIn = max(s.maxIn, s.inFlight)
+	p, ok := s.pages[r.URL.RequestURI()]
+	hold := s.hold
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	if hold > 0 {
+		time.Sleep(hold)
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	for k, v := range p.headers {
+		w.Header().Set(k, v)
+	}
+	if p.ctype == "" {
+		p.ctype = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", p.ctype)
+	if p.status == 0 {
+		p.status = 200
+	}
+	w.WriteHeader(p.status)
+	fmt.Fprint(w, strings.ReplaceAll(p.body, "{{base}}", s.URL))
+}
+
+// set scripts the answer for a request URI.
+func (s *testSite) set(uri string, p page) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[uri] = p
+}
+
+// html scripts an HTML page linking to each of links.
+func (s *testSite) html(uri string, links ...string) {
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for _, l := range links {
+		fmt.Fprintf(&b, `<a href="%s">%s</a>`, l, l)
+	}
+	b.WriteString("</body></html>")
+	s.set(uri, page{body: b.String()})
+}
+
+// hits returns how often each request URI was asked for.
+func (s *testSite) hits() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := map[string]int{}
+	for _, h := range s.log {
+		m[h.path]++
+	}
+	return m
+}
+
+// minGap returns the smallest time between two request arrivals.
+func (s *testSite) minGap() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gap := time.Duration(1<<63 - 1)
+	for i := 1; i < len(s.log); i++ {
+		gap = min(gap, s.log[i].at.Sub(s.log[i-1].at))
+	}
+	return gap
+}
+
+// testConfig is a config crawling seeds fast, with its state in a temp dir.
+func testConfig(t *testing.T, seeds ...string) Config {
+	cfg := DefaultConfig()
+	cfg.Seeds = seeds
+	cfg.StateDir = t.TempDir()
+	cfg.Politeness.Delay = 0
+	cfg.Fetch.Workers = 4
+	cfg.Fetch.Timeout = 5 * time.Second
+	cfg.Output.URLs = filepath.Join(t.TempDir(), "urls.jsonl")
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("test config: %v", err)
+	}
+	return cfg
+}
+
+// runCrawl runs a crawl of cfg to its end and returns its summary.
+func runCrawl(t *testing.T, cfg Config) Summary {
+	t.Helper()
+	c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sum, err := c.Run(ctx)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+// testWriter sends a log to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// inventory reads the records of a crawl's inventory, the last per URL.
+func inventory(t *testing.T, path string) map[string]storage.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]storage.Record{}
+	if err := storage.ReadInventory(f, func(r storage.Record) error {
+		out[r.URL] = r
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package crawler
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/sitemap"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// seed queues the configured seeds and sitemaps. Running it again on the
+// same state adds nothing new: the frontier has seen them.
+func (c *Crawler) seed() error {
+	var items []frontier.Item
+	add := func(raw string, kind frontier.Kind) {
+		u, err := frontier.Canonicalize(raw, c.cfg.Scope.MaxURLLength)
+		if err != nil {
+			c.log.Warn("seed refused", "url", raw, "err", err)
+			return
+		}
+		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+			c.log.Warn("seed out of scope", "url", raw, "reason", why)
+			return
+		}
+		items = append(items, frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed})
+	}
+	for _, s := range c.cfg.Seeds {
+		add(s, frontier.KindPage)
+	}
+	for _, s := range c.cfg.Sitemaps {
+		add(s, frontier.KindSitemap)
+	}
+	n, err := c.front.Add(items)
+	if err != nil {
+		return err
+	}
+	c.log.Info("seeded", "new", n, "given", len(items))
+	c.wake()
+	return nil
+}
+
+// seedSitemaps queues the Sitemap: lines of origin's robots.txt that are in
+// scope, as sitemaps found at depth 0.
+func (c *Crawler) seedSitemaps(origin string, urls []string) {
+	base, err := frontier.Canonicalize(origin+"/robots.txt", 0)
+	if err != nil {
+		return
+	}
+	var items []frontier.Item
+	for _, raw := range urls {
+		// Sitemap: lines should be absolute; a relative one is resolved
+		// against robots.txt rather than dropped.
+		u, err := frontier.Resolve(base, raw, c.cfg.Scope.MaxURLLength)
+		if err != nil {
+			c.stats.reject(rejectReason(err))
+			continue
+		}
+		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+			c.stats.reject(why)
+			continue
+		}
+		items = append(items, frontier.Item{
+			URL: u, Kind: frontier.KindSitemap, Via: frontier.ViaSitemap,
+			Referrer: origin + "/robots.txt",
+		})
+	}
+	if len(items) == 0 {
+		return
+	}
+	if _, err := c.front.Add(items); err != nil {
+		c.fail("queue sitemaps", err)
+	}
+}
+
+// readSitemap reads a fetched sitemap and returns what it lists: pages at
+// depth 0, and, for an index that is not itself listed in an index, its
+// child sitemaps (Google does not follow nested indexes, nor do we).
+func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
+	lim := sitemap.Limits{
+		MaxURLs:     c.cfg.SitemapLimits.MaxURLs,
+		MaxBytes:    int64(c.cfg.SitemapLimits.MaxBytes),
+		MaxChildren: c.cfg.SitemapLimits.MaxChildren,
+	}
+	fromIndex := l.Via == frontier.ViaSitemap && l.Referrer != "" && !strings.HasSuffix(l.Referrer, "/robots.txt")
+	var items []frontier.Item
+	res, err := sitemap.Read(bytes.NewReader(resp.body), l.Request, lim, func(e sitemap.Entry) error {
+		if e.Child && fromIndex {
+			c.sitemapWarning(sitemap.Warning{Sitemap: l.Request, Rule: "nested_index", URL: e.Loc,
+				Detail: "an index listed in an index is not followed"})
+			return nil
+		}
+		u, err := frontier.Canonicalize(e.Loc, c.cfg.Scope.MaxURLLength)
+		if err != nil {
+			c.stats.reject(rejectReason(err))
+			return nil
+		}
+		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+			c.refuse(l, e.Loc, why)
+			return nil
+		}
+		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request}
+		if e.Child {
+			it.Kind = frontier.KindSitemap
+		} else {
+			c.metrics.sitemapURLs.Inc()
+			it.Priority, it.InSitemap = e.Priority, true
+			if !e.Lastmod.IsZero() {
+				it.Lastmod = e.Lastmod.UTC().Format(time.RFC3339)
+			}
+		}
+		items = append(items, it)
+		return nil
+	}, c.sitemapWarning)
+	if err != nil {
+		rec.Error = "sitemap: " + err.Error()
+	} else if res.Kind == sitemap.KindUnknown {
+		rec.Error = "not a sitemap"
+	}
+	return items
+}
+
+func (c *Crawler) sitemapWarning(w sitemap.Warning) {
+	c.metrics.warnings.WithLabelValues(string(w.Rule)).Inc()
+	c.log.Warn("sitemap", "warning", w.String())
+}

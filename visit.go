@@ -1,0 +1,412 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// visit takes one leased URL from the robots check to its recorded outcome.
+// Every path through it ends the lease: Done, Retry or Release.
+func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
+	now := c.now()
+	group, ok := c.robotsFor(ctx, l, now)
+	if !ok {
+		return // the lease went back to the queue
+	}
+	if l.Kind == frontier.KindPage && !group.Allowed(l.Request) {
+		c.metrics.disallowed.Inc()
+		c.stats.count(&c.stats.disallowed)
+		c.finish(l, storage.Record{Robots: storage.RobotsDisallowed, Error: "disallowed by robots.txt"}, nil, nil)
+		c.hostReady(l.Origin, now)
+		return
+	}
+	if budget := c.cfg.Scope.MaxPagesPerHost; budget > 0 && c.stats.pagesOf(l.Origin) >= budget {
+		c.stats.reject("host-budget")
+		c.metrics.rejected.WithLabelValues("host-budget").Inc()
+		c.finish(l, storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"}, nil, nil)
+		c.hostReady(l.Origin, now)
+		return
+	}
+	if ok, at := c.gate.Acquire(l.Origin, now); !ok {
+		c.putBack(l, at, now)
+		return
+	}
+	c.hostReady(l.Origin, now)
+
+	req := request{url: l.Request, limit: c.bodyLimit(l.Kind), sent: func(t time.Time) { c.gate.Sent(l.Origin, t) }}
+	prev, known, err := c.pages.Get(l.Key)
+	if err != nil {
+		c.log.Warn("read page record", "url", l.Request, "err", err)
+	}
+	if known && l.Kind == frontier.KindPage {
+		req.etag, req.lastModified = prev.ETag, prev.LastModified
+	}
+	resp, ferr := c.fetch.get(ctx, req)
+	done := c.now()
+	out := c.gate.Release(l.Origin, done, gateResult(resp, ferr))
+	c.hostReady(l.Origin, done)
+	if ferr != nil && ctx.Err() != nil {
+		c.release(l, done) // stopping: the URL goes back, uncounted
+		return
+	}
+	c.countFetch(resp, ferr)
+	if out.Parked != "" {
+		c.park(l.Origin, out.Parked)
+	}
+	if retried := c.retryIfDue(l, resp, ferr, out); retried {
+		return
+	}
+	if ferr != nil {
+		rec := storage.Record{Robots: storage.RobotsAllowed}
+		rec.Error = errorText(ferr)
+		c.finish(l, rec, nil, nil)
+		return
+	}
+	c.handle(ctx, l, resp, done, prev, known)
+}
+
+func gateResult(resp *response, err error) politeness.Result {
+	if err != nil {
+		return politeness.Result{Err: err}
+	}
+	return politeness.Result{Status: resp.status, RetryAfter: resp.header.Get("Retry-After")}
+}
+
+// retryIfDue puts the URL back when its answer asks for another try: 429 and
+// 503 wait for the host as long as it asked (without counting an attempt,
+// the host's own give-up bounds them); other 5xx answers and network errors
+// are tried fetch.retries times with backoff.
+func (c *Crawler) retryIfDue(l *frontier.Lease, resp *response, err error, out politeness.Outcome) bool {
+	status := 0
+	if resp != nil {
+		status = resp.status
+	}
+	switch {
+	case status == 429 || status == 503:
+		c.persistWait(l.Origin, out.RetryAt)
+		c.metrics.retries.Inc()
+		c.release(l, out.RetryAt)
+		return true
+	case (err != nil || status >= 500) && l.Attempts < c.cfg.Fetch.Retries:
+		c.metrics.retries.Inc()
+		if rerr := c.front.Retry(l, out.RetryAt); rerr != nil {
+			c.fail("retry", rerr)
+		}
+		return true
+	}
+	return false
+}
+
+// handle records a response and queues what it leads to.
+func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response, now time.Time, prev storage.Page, known bool) {
+	rec := storage.Record{
+		Robots:      storage.RobotsAllowed,
+		Status:      resp.status,
+		ContentType: resp.header.Get("Content-Type"),
+		Bytes:       int64(len(resp.body)),
+		DurationMS:  resp.duration.Milliseconds(),
+	}
+	page := storage.Page{
+		Key: l.Key, URL: l.Request, FinalURL: l.Request, Status: resp.status,
+		ContentType: rec.ContentType, Length: int64(len(resp.body)),
+		ETag: resp.header.Get("ETag"), LastModified: resp.header.Get("Last-Modified"),
+		Depth: l.Depth, Referrer: l.Referrer, FetchedAt: now, Duration: resp.duration,
+	}
+	if known {
+		page.Unchanged, page.MirrorPath, page.WARC = prev.Unchanged, prev.MirrorPath, prev.WARC
+	}
+	u := mustParse(l.Request)
+	page.WARC = c.out.saveWARC(u, resp, resp.sent, page.WARC)
+	var links []frontier.Item
+	switch {
+	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
+		links = c.redirect(l, resp, &rec)
+	case resp.status == 304:
+		rec.NotModified = true
+		c.metrics.notModified.Inc()
+		warc := page.WARC
+		page = prev
+		page.FetchedAt, page.Unchanged, page.WARC = now, prev.Unchanged+1, warc
+	case resp.status >= 200 && resp.status < 300:
+		page.Hash = storage.ContentHash(resp.body)
+		if known && prev.Hash == page.Hash {
+			page.Unchanged = prev.Unchanged + 1
+		} else {
+			page.Unchanged = 0
+		}
+		if resp.truncated {
+			rec.Error = "body cut at fetch.max_body"
+		}
+		if l.Kind == frontier.KindSitemap {
+			links = c.readSitemap(ctx, l, resp, &rec)
+		} else {
+			links = c.follow(l, resp)
+			if c.mirroring() {
+				page.MirrorPath = c.out.saveMirror(u, resp)
+			}
+		}
+	case (resp.status == 404 || resp.status == 410) && known && prev.Status >= 200 && prev.Status < 300:
+		rec.Gone = true
+		if !c.cfg.Daemon.KeepGone {
+			c.out.removeMirror(u, prev.ContentType)
+			page.MirrorPath = ""
+		}
+	}
+	if resp.status >= 200 && resp.status < 300 && l.Kind == frontier.KindPage {
+		c.fetched.Add(1)
+		c.stats.addHostPage(l.Origin)
+	}
+	c.finish(l, rec, links, &page)
+}
+
+// redirect turns a 3xx answer into the next hop: a new frontier item with
+// the depth of the URL that redirected, checked like any link. Loops end in
+// the seen set; chains end at fetch.max_redirects.
+func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
+	loc := strings.TrimSpace(resp.header.Get("Location"))
+	if loc == "" {
+		rec.Error = "redirect without Location"
+		return nil
+	}
+	target, err := mustParse(l.Request).Parse(loc)
+	if err != nil {
+		rec.Error = "bad Location: " + err.Error()
+		return nil
+	}
+	rec.FinalURL = target.String()
+	if redirectsOf(l) >= c.cfg.Fetch.MaxRedirects {
+		rec.Error = "too many redirects"
+		c.stats.reject("redirects")
+		return nil
+	}
+	return c.admit(l, []link{{url: target, kind: linkRedirect}})
+}
+
+// follow extracts the links of an HTML page (and, for the mirror, the
+// references of a stylesheet) unless robots meta tags or X-Robots-Tag say
+// nofollow.
+func (c *Crawler) follow(l *frontier.Lease, resp *response) []frontier.Item {
+	base := mustParse(l.Request)
+	ct := resp.header.Get("Content-Type")
+	switch {
+	case isHTML(ct, resp.body):
+		e := extractHTML(resp.body, ct, base, c.agent)
+		if c.cfg.Links.HonorMetaRobots {
+			if nf, _ := xRobotsTag(resp.header, c.agent); nf || e.nofollow {
+				return c.admit(l, requisitesOnly(e.links))
+			}
+		}
+		return c.admit(l, e.links)
+	case isCSS(ct) && c.mirroring():
+		return c.admit(l, extractCSS(resp.body, base))
+	}
+	return nil
+}
+
+func requisitesOnly(links []link) []link {
+	var out []link
+	for _, ln := range links {
+		if ln.kind == linkRequisite {
+			out = append(out, ln)
+		}
+	}
+	return out
+}
+
+func (c *Crawler) mirroring() bool { return c.cfg.Output.MirrorDir != "" && !c.opts.NoBodies }
+
+// admit turns the links of a page into frontier items: canonical, in scope,
+// not nofollow, each once. What is refused is counted by reason, and URLs
+// refused by scope get an inventory record so an audit sees them.
+func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
+	items := make([]frontier.Item, 0, len(links))
+	seen := make(map[string]bool, len(links))
+	for _, ln := range links {
+		if ln.kind == linkRequisite && !c.mirroring() {
+			continue
+		}
+		if ln.nofollow && c.cfg.Links.HonorNofollow {
+			c.stats.reject("nofollow")
+			continue
+		}
+		ln.url.Fragment, ln.url.RawFragment = "", ""
+		raw := ln.url.String()
+		canon, err := frontier.Canonicalize(raw, c.cfg.Scope.MaxURLLength)
+		if err != nil {
+			c.refuse(parent, raw, rejectReason(err))
+			continue
+		}
+		if seen[canon.Key] {
+			continue
+		}
+		seen[canon.Key] = true
+		depth, via, redirects := parent.Depth+1, frontier.ViaLink, 0
+		if ln.kind == linkRedirect {
+			depth, via, redirects = parent.Depth, frontier.ViaRedirect, redirectsOf(parent)+1
+		}
+		checkDepth := depth
+		if ln.kind == linkRequisite {
+			checkDepth = 0 // page requisites are fetched whatever the depth, as wget -p does
+		}
+		if why := c.scope.check(mustParse(canon.Request), canon.Origin, checkDepth); why != "" {
+			c.refuse(parent, raw, why)
+			continue
+		}
+		kind := frontier.KindPage
+		if ln.kind == linkRedirect {
+			kind = parent.Kind
+		}
+		items = append(items, frontier.Item{
+			URL: canon, Depth: depth, Via: via, Referrer: parent.Request,
+			Kind: kind,
+		})
+		_ = redirects
+	}
+	return items
+}
+
+func rejectReason(err error) string {
+	var re *frontier.URLError
+	if errors.As(err, &re) {
+		return string(re.Reason)
+	}
+	return "invalid"
+}
+
+// refuse counts a URL kept out of the frontier and records it once (per
+// run, within a bounded memory) in the inventory.
+func (c *Crawler) refuse(parent *frontier.Lease, raw, why string) {
+	c.stats.reject(why)
+	c.metrics.rejected.WithLabelValues(why).Inc()
+	if !c.stats.firstRefusal(raw) {
+		return
+	}
+	c.out.inventory(storage.Record{
+		URL: raw, Depth: parent.Depth + 1, FoundVia: storage.FoundVia(frontier.ViaLink.String()), Referrer: parent.Request,
+		FetchedAt: c.now(), Error: "out of scope: " + why,
+	})
+}
+
+// finish completes the lease with its record and the items it yielded, in
+// one transaction with the page record.
+func (c *Crawler) finish(l *frontier.Lease, rec storage.Record, items []frontier.Item, page *storage.Page) {
+	now := c.now()
+	rec.URL, rec.Depth, rec.Referrer = l.Request, l.Depth, l.Referrer
+	rec.FoundVia, rec.InSitemap = storage.FoundVia(l.Via.String()), l.InSitemap
+	rec.Lastmod, _ = time.Parse(time.RFC3339, l.Lastmod)
+	rec.FetchedAt = now
+	if rec.FinalURL == "" && rec.Status != 0 {
+		rec.FinalURL = l.Request
+	}
+	outcome := frontier.Outcome{RevisitAt: c.revisitAt(l, rec, page, now)}
+	if page != nil {
+		p := *page
+		outcome.Hook = func(tx *bbolt.Tx) error { return c.pages.PutTx(tx, p) }
+	}
+	if _, err := c.front.Done(l, outcome, items); err != nil {
+		c.fail("complete "+l.Request, err)
+		return
+	}
+	c.out.inventory(rec)
+	c.stats.count(&c.stats.done)
+	c.wake()
+}
+
+// putBack returns a lease the gate refused, to be tried at at. A zero at
+// means the host is full (it becomes ready when a request ends) or parked.
+func (c *Crawler) putBack(l *frontier.Lease, at, now time.Time) {
+	if at.IsZero() {
+		c.release(l, now)
+		return
+	}
+	c.metrics.politeWait.Add(at.Sub(now).Seconds())
+	c.release(l, at)
+	c.front.SetReady(l.Origin, at)
+}
+
+func (c *Crawler) release(l *frontier.Lease, at time.Time) {
+	if err := c.front.Release(l, at); err != nil {
+		c.fail("release "+l.Request, err)
+	}
+}
+
+// hostReady tells the frontier when the gate will next let origin be asked.
+func (c *Crawler) hostReady(origin string, now time.Time) {
+	if at, ok := c.gate.Ready(origin, now); ok {
+		c.front.SetReady(origin, at)
+	}
+}
+
+func (c *Crawler) park(origin, reason string) {
+	c.log.Warn("host parked", "host", origin, "reason", reason)
+	if err := c.front.Park(origin, reason); err != nil {
+		c.fail("park host", err)
+	}
+}
+
+func (c *Crawler) persistWait(origin string, until time.Time) {
+	if err := c.front.SetHostWait(origin, until); err != nil {
+		c.fail("save host wait", err)
+	}
+}
+
+// fail logs an error of the crawl's own state. The crawl goes on: what was
+// not saved is fetched again after a restart.
+func (c *Crawler) fail(what string, err error) {
+	c.stats.count(&c.stats.stateErrors)
+	c.log.Error(what, "err", err)
+}
+
+func (c *Crawler) countFetch(resp *response, err error) {
+	if err != nil {
+		c.metrics.fetched(0, 0, 0)
+		c.stats.count(&c.stats.errors)
+		return
+	}
+	c.metrics.fetched(resp.status, len(resp.body), resp.duration)
+	c.stats.status(resp.status, len(resp.body))
+}
+
+// errorText is the inventory's error for a failed request.
+func errorText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return err.Error()
+}
+
+// mustParse parses a URL the frontier made valid; it cannot fail, and an
+// empty URL stands in if it ever did.
+func mustParse(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
+}
+
+// bodyLimit is how much of a body is read: fetch.max_body, or for a
+// sitemap at least sitemap_limits.max_bytes, so the sitemap's own cap
+// decides.
+func (c *Crawler) bodyLimit(k frontier.Kind) int64 {
+	if k == frontier.KindSitemap {
+		return max(int64(c.cfg.Fetch.MaxBody), int64(c.cfg.SitemapLimits.MaxBytes)+1)
+	}
+	return int64(c.cfg.Fetch.MaxBody)
+}
+
+// redirectsOf is how many redirects led to the lease's URL.
+func redirectsOf(l *frontier.Lease) int { return 0 }
