@@ -45,7 +45,8 @@ type Options struct {
 // Crawler is one crawl: its state in bbolt, its politeness gate, its
 // outputs. Make one with New, run it with Run, and Close it.
 type Crawler struct {
-	cfg   Config
+	cfg   Config // as given to New; the keys a reload may change live in live
+	live  atomic.Pointer[liveConfig]
 	opts  Options
 	log   *slog.Logger
 	now   func() time.Time
@@ -57,7 +58,6 @@ type Crawler struct {
 	gate    *politeness.Gate
 	robots  *politeness.RobotsCache
 	fetch   *fetcher
-	scope   *scope
 	metrics *metrics
 	out     *outputs
 
@@ -112,9 +112,11 @@ func (c *Crawler) open() error {
 	if c.pages, err = storage.NewPages(c.db); err != nil {
 		return fmt.Errorf("open page records: %w", err)
 	}
-	if c.scope, err = newScope(c.cfg, c.now); err != nil {
+	sc, err := newScope(c.cfg, c.now)
+	if err != nil {
 		return err
 	}
+	c.live.Store(&liveConfig{Config: c.cfg, scope: sc})
 	start := c.now()
 	c.gate = politeness.New(gateConfig(c.cfg), start)
 	c.robots = politeness.NewRobotsCache(c.agent, 10000)
@@ -252,7 +254,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			return nil
 		}
 		if c.limitReached() {
-			c.log.Info("page limit reached", "max_pages", c.cfg.Scope.MaxPages)
+			c.log.Info("page limit reached", "max_pages", c.conf().Scope.MaxPages)
 			return nil
 		}
 		now := c.now()
@@ -295,5 +297,6 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 }
 
 func (c *Crawler) limitReached() bool {
-	return c.cfg.Scope.MaxPages > 0 && c.fetched.Load()+c.stats.doneBefore >= int64(c.cfg.Scope.MaxPages)
+	most := c.conf().Scope.MaxPages
+	return most > 0 && c.fetched.Load()+c.stats.doneBefore >= int64(most)
 }

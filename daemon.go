@@ -13,14 +13,14 @@ import (
 // visit after visit waits twice as long each time, up to
 // daemon.max_interval, and one that changed goes back to daemon.recrawl.
 func (c *Crawler) revisitAt(_ *frontier.Lease, _ storage.Record, page *storage.Page, now time.Time) time.Time {
-	if !c.cfg.Daemon.Enabled {
+	if !c.conf().Daemon.Enabled {
 		return time.Time{}
 	}
-	iv, most := c.cfg.Daemon.Recrawl, c.cfg.Daemon.RevisitMax()
+	iv, most := c.conf().Daemon.Recrawl, c.conf().Daemon.RevisitMax()
 	if page != nil {
 		for i := 0; i < page.Unchanged && iv < most; i++ {
 			iv *= 2
 		}
 	}
-	return now.Add(min(iv, max(most, c.cfg.Daemon.Recrawl)))
+	return now.Add(min(iv, max(most, c.conf().Daemon.Recrawl)))
 }

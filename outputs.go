@@ -55,14 +55,19 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 	return o, nil
 }
 
-// inventory appends a record. A write error (a full disk) is logged once
-// and returned again by flush, so the crawl fails loudly at its end rather
-// than losing records in silence.
+// inventory appends a record and hands it to the operating system at once,
+// so that a killed crawl loses none. A write error (a full disk) is logged
+// once and returned again by flush, so the crawl fails loudly at its end
+// rather than losing records in silence.
 func (o *outputs) inventory(r storage.Record) {
 	if o.inv == nil {
 		return
 	}
-	if err := o.inv.Write(r); err != nil {
+	err := o.inv.Write(r)
+	if err == nil {
+		err = o.inv.Flush()
+	}
+	if err != nil {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		if o.invError == nil {

@@ -65,7 +65,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		}
 		// A redirect hop is a request of its own: it waits its host's turn.
 		target := originOf(u)
-		if c.scope.check(u, target, 0) == rejectHost {
+		if c.conf().scope.check(u, target, 0) == rejectHost {
 			return fmt.Errorf("%w: %s", errOutOfScope, target)
 		}
 		c.gate.Release(held, c.now(), politeness.Result{Status: 301})
@@ -77,8 +77,8 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		held = target
 		return nil
 	}
-	fctx, cancel := context.WithTimeout(ctx, c.cfg.Fetch.Timeout)
-	f, err := politeness.FetchRobots(fctx, c.fetch.client, origin, c.cfg.UserAgent, before)
+	fctx, cancel := context.WithTimeout(ctx, c.conf().Fetch.Timeout)
+	f, err := politeness.FetchRobots(fctx, c.fetch.client, origin, c.conf().UserAgent, before)
 	cancel()
 	done := c.now()
 	if held != "" {
@@ -99,10 +99,10 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	c.countFetch(robotsResponse(f), f.Err)
 	st := c.robots.Store(origin, f, done)
 	c.metrics.robots.WithLabelValues(string(st.Result)).Inc()
-	d, _ := st.Rules().ForAgent(c.cfg.UserAgent).CrawlDelay()
+	d, _ := st.Rules().ForAgent(c.conf().UserAgent).CrawlDelay()
 	c.gate.SetCrawlDelay(origin, d, done)
 	c.saveRobots(origin, st)
-	if st.DisallowAll && !c.cfg.Daemon.Enabled && st.Failures >= adHocRobotsTries {
+	if st.DisallowAll && !c.conf().Daemon.Enabled && st.Failures >= adHocRobotsTries {
 		// An ad hoc crawl does not wait hours for a robots.txt that keeps
 		// failing: the host is given up, and the summary says so.
 		reason := fmt.Sprintf("robots.txt unreachable %d times (%s)", st.Failures, robotsFailure(st))

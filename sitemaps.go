@@ -14,25 +14,7 @@ import (
 // seed queues the configured seeds and sitemaps. Running it again on the
 // same state adds nothing new: the frontier has seen them.
 func (c *Crawler) seed() error {
-	var items []frontier.Item
-	add := func(raw string, kind frontier.Kind) {
-		u, err := frontier.Canonicalize(raw, c.cfg.Scope.MaxURLLength)
-		if err != nil {
-			c.log.Warn("seed refused", "url", raw, "err", err)
-			return
-		}
-		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
-			c.log.Warn("seed out of scope", "url", raw, "reason", why)
-			return
-		}
-		items = append(items, frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed})
-	}
-	for _, s := range c.cfg.Seeds {
-		add(s, frontier.KindPage)
-	}
-	for _, s := range c.cfg.Sitemaps {
-		add(s, frontier.KindSitemap)
-	}
+	items := c.seedItems()
 	n, err := c.front.Add(items)
 	if err != nil {
 		return err
@@ -40,6 +22,31 @@ func (c *Crawler) seed() error {
 	c.log.Info("seeded", "new", n, "given", len(items))
 	c.wake()
 	return nil
+}
+
+// seedItems are the seeds and sitemaps of the config in force, at depth 0.
+func (c *Crawler) seedItems() []frontier.Item {
+	cfg := c.conf()
+	var items []frontier.Item
+	add := func(raw string, kind frontier.Kind) {
+		u, err := frontier.Canonicalize(raw, cfg.Scope.MaxURLLength)
+		if err != nil {
+			c.log.Warn("seed refused", "url", raw, "err", err)
+			return
+		}
+		if why := cfg.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+			c.log.Warn("seed out of scope", "url", raw, "reason", why)
+			return
+		}
+		items = append(items, frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed})
+	}
+	for _, s := range cfg.Seeds {
+		add(s, frontier.KindPage)
+	}
+	for _, s := range cfg.Sitemaps {
+		add(s, frontier.KindSitemap)
+	}
+	return items
 }
 
 // seedSitemaps queues the Sitemap: lines of origin's robots.txt that are in
@@ -53,12 +60,12 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 	for _, raw := range urls {
 		// Sitemap: lines should be absolute; a relative one is resolved
 		// against robots.txt rather than dropped.
-		u, err := frontier.Resolve(base, raw, c.cfg.Scope.MaxURLLength)
+		u, err := frontier.Resolve(base, raw, c.conf().Scope.MaxURLLength)
 		if err != nil {
 			c.stats.reject(rejectReason(err))
 			continue
 		}
-		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
 			c.stats.reject(why)
 			continue
 		}
@@ -80,9 +87,9 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 // child sitemaps (Google does not follow nested indexes, nor do we).
 func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
 	lim := sitemap.Limits{
-		MaxURLs:     c.cfg.SitemapLimits.MaxURLs,
-		MaxBytes:    int64(c.cfg.SitemapLimits.MaxBytes),
-		MaxChildren: c.cfg.SitemapLimits.MaxChildren,
+		MaxURLs:     c.conf().SitemapLimits.MaxURLs,
+		MaxBytes:    int64(c.conf().SitemapLimits.MaxBytes),
+		MaxChildren: c.conf().SitemapLimits.MaxChildren,
 	}
 	fromIndex := l.Via == frontier.ViaSitemap && l.Referrer != "" && !strings.HasSuffix(l.Referrer, "/robots.txt")
 	var items []frontier.Item
@@ -92,12 +99,12 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 				Detail: "an index listed in an index is not followed"})
 			return nil
 		}
-		u, err := frontier.Canonicalize(e.Loc, c.cfg.Scope.MaxURLLength)
+		u, err := frontier.Canonicalize(e.Loc, c.conf().Scope.MaxURLLength)
 		if err != nil {
 			c.stats.reject(rejectReason(err))
 			return nil
 		}
-		if why := c.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
 			c.refuse(l, e.Loc, why)
 			return nil
 		}

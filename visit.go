@@ -29,7 +29,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 		c.hostReady(l.Origin, now)
 		return
 	}
-	if budget := c.cfg.Scope.MaxPagesPerHost; budget > 0 && c.stats.pagesOf(l.Origin) >= budget {
+	if budget := c.conf().Scope.MaxPagesPerHost; budget > 0 && c.stats.pagesOf(l.Origin) >= budget {
 		c.stats.reject("host-budget")
 		c.metrics.rejected.WithLabelValues("host-budget").Inc()
 		c.finish(l, storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"}, nil, nil)
@@ -96,7 +96,7 @@ func (c *Crawler) retryIfDue(l *frontier.Lease, resp *response, err error, out p
 		c.metrics.retries.Inc()
 		c.release(l, out.RetryAt)
 		return true
-	case (err != nil || status >= 500) && l.Attempts < c.cfg.Fetch.Retries:
+	case (err != nil || status >= 500) && l.Attempts < c.conf().Fetch.Retries:
 		c.metrics.retries.Inc()
 		if rerr := c.front.Retry(l, out.RetryAt); rerr != nil {
 			c.fail("retry", rerr)
@@ -156,7 +156,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		}
 	case (resp.status == 404 || resp.status == 410) && known && prev.Status >= 200 && prev.Status < 300:
 		rec.Gone = true
-		if !c.cfg.Daemon.KeepGone {
+		if !c.conf().Daemon.KeepGone {
 			c.out.removeMirror(u, prev.ContentType)
 			page.MirrorPath = ""
 		}
@@ -183,7 +183,7 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 		return nil
 	}
 	rec.FinalURL = target.String()
-	if redirectsOf(l) >= c.cfg.Fetch.MaxRedirects {
+	if redirectsOf(l) >= c.conf().Fetch.MaxRedirects {
 		rec.Error = "too many redirects"
 		c.stats.reject("redirects")
 		return nil
@@ -200,7 +200,7 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response) []frontier.Item {
 	switch {
 	case isHTML(ct, resp.body):
 		e := extractHTML(resp.body, ct, base, c.agent)
-		if c.cfg.Links.HonorMetaRobots {
+		if c.conf().Links.HonorMetaRobots {
 			if nf, _ := xRobotsTag(resp.header, c.agent); nf || e.nofollow {
 				return c.admit(l, requisitesOnly(e.links))
 			}
@@ -222,7 +222,7 @@ func requisitesOnly(links []link) []link {
 	return out
 }
 
-func (c *Crawler) mirroring() bool { return c.cfg.Output.MirrorDir != "" && !c.opts.NoBodies }
+func (c *Crawler) mirroring() bool { return c.conf().Output.MirrorDir != "" && !c.opts.NoBodies }
 
 // admit turns the links of a page into frontier items: canonical, in scope,
 // not nofollow, each once. What is refused is counted by reason, and URLs
@@ -234,13 +234,13 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		if ln.kind == linkRequisite && !c.mirroring() {
 			continue
 		}
-		if ln.nofollow && c.cfg.Links.HonorNofollow {
+		if ln.nofollow && c.conf().Links.HonorNofollow {
 			c.stats.reject("nofollow")
 			continue
 		}
 		ln.url.Fragment, ln.url.RawFragment = "", ""
 		raw := ln.url.String()
-		canon, err := frontier.Canonicalize(raw, c.cfg.Scope.MaxURLLength)
+		canon, err := frontier.Canonicalize(raw, c.conf().Scope.MaxURLLength)
 		if err != nil {
 			c.refuse(parent, raw, rejectReason(err))
 			continue
@@ -257,7 +257,7 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		if ln.kind == linkRequisite {
 			checkDepth = 0 // page requisites are fetched whatever the depth, as wget -p does
 		}
-		if why := c.scope.check(mustParse(canon.Request), canon.Origin, checkDepth); why != "" {
+		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, checkDepth); why != "" {
 			c.refuse(parent, raw, why)
 			continue
 		}
@@ -312,11 +312,13 @@ func (c *Crawler) finish(l *frontier.Lease, rec storage.Record, items []frontier
 		p := *page
 		outcome.Hook = func(tx *bbolt.Tx) error { return c.pages.PutTx(tx, p) }
 	}
+	// The record is written before the URL is done: a kill in between
+	// repeats the visit and its record, but never loses the record.
+	c.out.inventory(rec)
 	if _, err := c.front.Done(l, outcome, items); err != nil {
 		c.fail("complete "+l.Request, err)
 		return
 	}
-	c.out.inventory(rec)
 	c.stats.count(&c.stats.done)
 	c.wake()
 }
@@ -403,9 +405,9 @@ func mustParse(raw string) *url.URL {
 // decides.
 func (c *Crawler) bodyLimit(k frontier.Kind) int64 {
 	if k == frontier.KindSitemap {
-		return max(int64(c.cfg.Fetch.MaxBody), int64(c.cfg.SitemapLimits.MaxBytes)+1)
+		return max(int64(c.conf().Fetch.MaxBody), int64(c.conf().SitemapLimits.MaxBytes)+1)
 	}
-	return int64(c.cfg.Fetch.MaxBody)
+	return int64(c.conf().Fetch.MaxBody)
 }
 
 // redirectsOf is how many redirects led to the lease's URL.

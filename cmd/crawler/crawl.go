@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -39,7 +41,8 @@ func runCrawl(ctx context.Context, args []string, s stdio) error {
 	if err != nil {
 		return err
 	}
-	return crawl(ctx, cfg, crawler.Options{}, s)
+	reload := func() (crawler.Config, error) { return cf.load(seeds) }
+	return crawl(ctx, cfg, crawler.Options{}, s, reload)
 }
 
 // runDiscover is `crawler discover`: a crawl that keeps no bodies and
@@ -72,11 +75,13 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 		defer os.RemoveAll(dir)
 		cfg.StateDir = dir
 	}
-	return crawl(ctx, cfg, crawler.Options{NoBodies: true}, s)
+	return crawl(ctx, cfg, crawler.Options{NoBodies: true}, s, nil)
 }
 
-// crawl runs one crawl to its end and prints its summary on stderr.
-func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio) error {
+// crawl runs one crawl to its end and prints its summary on stderr. With a
+// reload function, SIGHUP reads the config again and applies it: a bad one
+// is refused with its problems logged, and the crawl goes on as it was.
+func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio, reload func() (crawler.Config, error)) error {
 	log := newLogger(cfg.Log, s.err)
 	opts.Logger, opts.Stdout = log, s.out
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -91,7 +96,9 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 		c.Close()
 		return err
 	}
+	stopReload := onHangup(ctx, c, reload, log)
 	sum, runErr := c.Run(ctx)
+	stopReload()
 	stopServer()
 	closeErr := c.Close()
 	printSummary(s.err, sum)
@@ -99,6 +106,46 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 		log.Info("stopped by signal; run the same command again to resume")
 	}
 	return errors.Join(runErr, closeErr)
+}
+
+// onHangup reloads the config on each SIGHUP until the returned stop is
+// called.
+func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Config, error), log *slog.Logger) (stop func()) {
+	if reload == nil {
+		return func() {}
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+			}
+			cfg, err := reload()
+			if err == nil {
+				var notes []string
+				notes, err = c.Reload(cfg)
+				for _, n := range notes {
+					log.Warn("config reload", "note", n)
+				}
+			}
+			if err != nil {
+				log.Error("config reload refused; the old config stays", "err", err)
+				continue
+			}
+			log.Info("config reloaded")
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		cancel()
+		<-done
+	}
 }
 
 // serve starts the observability endpoints on addr (none when empty) and

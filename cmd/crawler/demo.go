@@ -59,7 +59,7 @@ func runDemo(ctx context.Context, args []string, s stdio) error {
 		return err
 	}
 	fmt.Fprintf(s.err, "serving the demo site at %s and crawling it politely (Ctrl-C stops; run again to resume)\n", base)
-	if err := crawl(ctx, cfg, crawler.Options{}, s); err != nil {
+	if err := crawl(ctx, cfg, crawler.Options{}, s, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.err, "inventory: %s\nmirror:    %s\n", cfg.Output.URLs, cfg.Output.MirrorDir)

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// smallSite serves a robots.txt, two linked pages and a 404.
+func smallSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /secret\n")
+		case "/":
+			fmt.Fprint(w, `<html><a href="/a">a</a> <a href="/secret">s</a> <a href="/gone">g</a></html>`)
+		case "/a":
+			fmt.Fprint(w, `<html><a href="/">home</a></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestDiscoverWritesJSONLines(t *testing.T) {
+	srv := smallSite(t)
+	stdout, stderr, code := runCmd(t, "", "discover", "--delay", "0", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	got := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		got[rec["url"].(string)] = rec
+	}
+	want := map[string]string{"/": "200", "/a": "200", "/gone": "404", "/secret": "0"}
+	for path, status := range want {
+		rec, ok := got[srv.URL+path]
+		if !ok {
+			t.Errorf("no record for %s in:\n%s", path, stdout)
+			continue
+		}
+		if fmt.Sprint(rec["status"]) != status {
+			t.Errorf("%s: status %v, want %s", path, rec["status"], status)
+		}
+	}
+	if got[srv.URL+"/secret"]["robots"] != "disallowed" {
+		t.Errorf("/secret: %v, want robots disallowed", got[srv.URL+"/secret"])
+	}
+	if !strings.Contains(stderr, "crawled 4 URLs") {
+		t.Errorf("no summary on stderr:\n%s", stderr)
+	}
+}
+
+func TestCrawlBadConfigExits2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(path, []byte("seeds: [http://127.0.0.1:1/]\npoliteness:\n  delay: -1s\n"), 0o644)
+	_, stderr, code := runCmd(t, "", "crawl", "-c", path)
+	if code != 2 || !strings.Contains(stderr, "politeness.delay") || !strings.Contains(stderr, "bad.yaml:3") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming politeness.delay at line 3", code, stderr)
+	}
+	if _, _, code := runCmd(t, "", "discover"); code != 2 {
+		t.Errorf("discover with no URL: exit %d, want 2", code)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor polls cond until it holds or the test's patience runs out.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func TestCrawlReloadsOnSIGHUP(t *testing.T) {
+	srv := smallSite(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.yaml")
+	write := func(body string) {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := fmt.Sprintf("seeds: [%s/]\nstate_dir: %s\npoliteness:\n  delay: 0s\ndaemon:\n  enabled: true\n  recrawl: 1h\n",
+		srv.URL, filepath.Join(dir, "state"))
+	write(good)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"crawl", "-c", path}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
+	}()
+	waitFor(t, "the first pass", func() bool { return strings.Contains(stderr.String(), "seeded") })
+
+	write(good + "fetch:\n  workers: 0\n")
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	waitFor(t, "the bad config to be refused", func() bool {
+		return strings.Contains(stderr.String(), "config reload refused") && strings.Contains(stderr.String(), "fetch.workers")
+	})
+
+	write(strings.Replace(good, "delay: 0s", "delay: 2s", 1))
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	waitFor(t, "the good config to be applied", func() bool { return strings.Contains(stderr.String(), "config reloaded") })
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("crawl ended with %v; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not stop within 10s of its context ending")
+	}
+}

@@ -1,0 +1,162 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/crawler/storage"
+)
+
+// changingSite is a site whose pages change between rounds, with ETags and
+// Last-Modified, answering conditional requests with 304.
+type changingSite struct {
+	*httptest.Server
+	mu      sync.Mutex
+	round   int
+	log     []string // "METHOD path status"
+	lastmod string
+}
+
+func (s *changingSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	round := s.round
+	s.mu.Unlock()
+	status := s.answer(w, r, round)
+	s.mu.Lock()
+	s.log = append(s.log, fmt.Sprintf("%s %d", r.URL.Path, status))
+	s.mu.Unlock()
+}
+
+func (s *changingSite) answer(w http.ResponseWriter, r *http.Request, round int) int {
+	page := func(etag, body string) int {
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(304)
+			return 304
+		}
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+		return 200
+	}
+	switch r.URL.Path {
+	case "/robots.txt":
+		fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %s/sitemap.xml\n", s.URL)
+		return 200
+	case "/sitemap.xml":
+		fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/news</loc><lastmod>%s</lastmod></url></urlset>`,
+			s.URL, map[bool]string{true: "2026-01-01", false: "2026-02-01"}[round == 0])
+		return 200
+	case "/":
+		return page(`"home"`, `<a href="/a">a</a> <a href="/b">b</a>`)
+	case "/a":
+		if round == 0 {
+			return page(`"a1"`, `first version`)
+		}
+		return page(`"a2"`, `second version <a href="/new">new</a>`)
+	case "/b":
+		if round > 0 {
+			http.NotFound(w, r)
+			return 404
+		}
+		return page(`"b"`, `to be deleted`)
+	case "/news":
+		return page(`"news-`+fmt.Sprint(min(round, 1))+`"`, `news`)
+	case "/new":
+		return page(`"new"`, `a new page`)
+	}
+	http.NotFound(w, r)
+	return 404
+}
+
+func (s *changingSite) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+func TestDaemonRevisits(t *testing.T) {
+	s := &changingSite{}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	defer s.Close()
+
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = 300 * time.Millisecond
+	cfg.Output.MirrorDir = t.TempDir()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	has := func(want string) bool {
+		for _, r := range s.requests() {
+			if r == want {
+				return true
+			}
+		}
+		return false
+	}
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("timed out waiting for %s; requests: %v", what, s.requests())
+			}
+		}
+	}
+	wait("the first pass", func() bool { return has("/b 200") && has("/news 200") })
+	bPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/b"), "text/html"))
+	if _, err := os.Stat(bPath); err != nil {
+		t.Fatalf("/b is not in the mirror after the first pass: %v", err)
+	}
+	s.mu.Lock()
+	s.round = 1
+	s.mu.Unlock()
+	wait("the changes to be seen", func() bool {
+		return has("/ 304") && has("/a 200") && has("/new 200") && has("/b 404")
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := os.Stat(bPath); !os.IsNotExist(err) {
+		t.Errorf("/b is still in the mirror after answering 404: %v", err)
+	}
+	inv := inventory(t, cfg.Output.URLs)
+	if r := inv[s.URL+"/b"]; !r.Gone || r.Status != 404 {
+		t.Errorf("/b's last record: %+v, want 404 and gone", r)
+	}
+	if r := inv[s.URL+"/"]; !r.NotModified {
+		t.Errorf("/'s last record: %+v, want not_modified", r)
+	}
+	newsFetches := 0
+	for _, r := range s.requests() {
+		if strings.HasPrefix(r, "/news ") {
+			newsFetches++
+		}
+	}
+	if newsFetches < 2 {
+		t.Errorf("/news fetched %d times; its sitemap lastmod moved, so it is due again", newsFetches)
+	}
+}

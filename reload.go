@@ -1,0 +1,61 @@
+package crawler
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// liveConfig is the config the running crawl reads, with its compiled
+// scope. Reload swaps it whole; readers take it once per use with conf.
+type liveConfig struct {
+	Config
+	scope *scope
+}
+
+// conf returns the config in force.
+func (c *Crawler) conf() *liveConfig { return c.live.Load() }
+
+// Reload applies a new config to the running crawl (SIGHUP): scope,
+// politeness, links, fetch retries, redirects and timeout, sitemap limits
+// and the daemon's revisit intervals take effect at once; the state is
+// kept. Keys that shape what New built — state_dir, user_agent,
+// fetch.workers, fetch.max_body, output.*, daemon.enabled, daemon.listen,
+// log.* — keep their old values until a restart, and are named in the
+// returned notes. An invalid config is refused whole and nothing changes.
+func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sc, err := newScope(cfg, c.now)
+	if err != nil {
+		return nil, err
+	}
+	old := c.conf().Config
+	fixed := []struct {
+		key      string
+		old, new any
+		keep     func(*Config)
+	}{
+		{"state_dir", old.StateDir, cfg.StateDir, func(n *Config) { n.StateDir = old.StateDir }},
+		{"user_agent", old.UserAgent, cfg.UserAgent, func(n *Config) { n.UserAgent = old.UserAgent }},
+		{"fetch.workers", old.Fetch.Workers, cfg.Fetch.Workers, func(n *Config) { n.Fetch.Workers = old.Fetch.Workers }},
+		{"fetch.max_body", old.Fetch.MaxBody, cfg.Fetch.MaxBody, func(n *Config) { n.Fetch.MaxBody = old.Fetch.MaxBody }},
+		{"output", old.Output, cfg.Output, func(n *Config) { n.Output = old.Output }},
+		{"daemon.enabled", old.Daemon.Enabled, cfg.Daemon.Enabled, func(n *Config) { n.Daemon.Enabled = old.Daemon.Enabled }},
+		{"daemon.listen", old.Daemon.Listen, cfg.Daemon.Listen, func(n *Config) { n.Daemon.Listen = old.Daemon.Listen }},
+		{"log", old.Log, cfg.Log, func(n *Config) { n.Log = old.Log }},
+	}
+	for _, f := range fixed {
+		if !reflect.DeepEqual(f.old, f.new) {
+			notes = append(notes, fmt.Sprintf("%s: changed, takes effect after a restart", f.key))
+			f.keep(&cfg)
+		}
+	}
+	c.gate.SetConfig(gateConfig(cfg), c.now())
+	c.live.Store(&liveConfig{Config: cfg, scope: sc})
+	if _, err := c.front.Add(c.seedItems()); err != nil {
+		return notes, fmt.Errorf("queue new seeds: %w", err)
+	}
+	c.wake()
+	return notes, nil
+}
