@@ -1,0 +1,89 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchSite serves pages /0 … /n-1 of about 2 KB, each linking to ten
+// others, and an empty robots.txt.
+func benchSite(b *testing.B, n int) *httptest.Server {
+	filler := strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n", 25)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+		if err != nil || i < 0 || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>%d</title></head><body>%s", i, filler)
+		for k := 1; k <= 10; k++ {
+			fmt.Fprintf(w, `<a href="/%d">page %d</a> `, (i*7+k*13)%n, k)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCrawl crawls loopback hosts with no delay, each from its seed
+// "/0", and reports pages/s and CPU time per page (client and the test
+// servers together, as both run in this process).
+func BenchmarkCrawl(b *testing.B) {
+	for _, tc := range []struct {
+		hosts, pages, perHost, workers int
+	}{
+		{1, 2000, 1, 4},  // one host, one request at a time: as wget --mirror
+		{20, 250, 2, 16}, // many hosts
+	} {
+		b.Run(fmt.Sprintf("hosts=%d/per_host=%d", tc.hosts, tc.perHost), func(b *testing.B) {
+			var seeds []string
+			for range tc.hosts {
+				seeds = append(seeds, benchSite(b, tc.pages).URL+"/0")
+			}
+			total := tc.hosts * tc.pages
+			var pages int64
+			var elapsed, cpu time.Duration
+			for b.Loop() {
+				cfg := DefaultConfig()
+				cfg.Seeds, cfg.StateDir = seeds, b.TempDir()
+				cfg.Politeness.Delay, cfg.Politeness.MaxPerHost = 0, tc.perHost
+				cfg.Fetch.Workers = tc.workers
+				c, err := New(cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				start, cpu0 := time.Now(), cpuTime()
+				sum, err := c.Run(context.Background())
+				elapsed += time.Since(start)
+				cpu += cpuTime() - cpu0
+				c.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sum.ByStatus["2xx"] < int64(total) {
+					b.Fatalf("fetched %d pages, want %d", sum.ByStatus["2xx"], total)
+				}
+				pages += sum.ByStatus["2xx"]
+			}
+			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
+		})
+	}
+}
