@@ -55,4 +55,13 @@
 // A crash can leave, at worst, a temporary ".tmp-*" file in the mirror and
 // a torn last record in the WARC file being written; the next run starts a
 // new WARC file. Inventory lines reach the file whole.
+//
+// Link rewriting for output.mirror_links: relative (RewriteHTML, RewriteCSS,
+// CheckMirror) works like wget -k: links to files in the mirror become
+// relative, others absolute, and <base href> is dropped. It works on bytes
+// and keeps all but the values it changes, which suits UTF-8 and other
+// ASCII-compatible pages; a page in UTF-16 is left as it is, and in a
+// rewritten style, srcset or refresh value, characters that were written as
+// character references come back as UTF-8. Left alone: URLs in scripts, SVG
+// xlink:href, link imagesrcset and CSS image-set() strings.
 package storage
