@@ -1,6 +1,9 @@
 package crawler
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +132,37 @@ func TestCrawlResumesWithoutFetchingTwice(t *testing.T) {
 	}
 	if got := len(s.hits()); got != 14 {
 		t.Errorf("%d distinct URLs fetched over two runs, want 14", got)
+	}
+}
+
+func TestCrawlMirrorBrowsesOffline(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.set("/", page{body: `<html><head><link rel="stylesheet" href="/css/site.css"></head>
+<body><a href="/docs/">docs</a> <a href="/page?id=2#top">q</a> <a href="/missing">404</a> <a href="http://127.0.0.1:1/x">out</a></body></html>`})
+	s.set("/css/site.css", page{ctype: "text/css", body: `body { background: url("../img/bg.png") }`})
+	s.set("/img/bg.png", page{ctype: "image/png", body: "PNG"})
+	s.html("/docs/", "/")
+	s.html("/page?id=2", "/docs/")
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	sum := runCrawl(t, cfg)
+	if sum.BrokenLinks != 0 {
+		t.Errorf("%d broken links in the mirror", sum.BrokenLinks)
+	}
+	report, err := storage.CheckMirror(cfg.Output.MirrorDir)
+	if err != nil || len(report.Broken) != 0 || report.Links < 5 {
+		t.Fatalf("CheckMirror: %+v, %v; want 5 or more links, none broken", report, err)
+	}
+	home := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/"), "text/html"))
+	body, err := os.ReadFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`href="docs/index.html"`, `href="css/site.css"`, `#top"`, `href="` + s.URL + `/missing"`, `href="http://127.0.0.1:1/x"`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the mirrored home page lacks %s:\n%s", want, body)
+		}
 	}
 }

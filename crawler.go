@@ -225,14 +225,49 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		})
 	}
 	stopProgress := c.startProgress(ctx)
+	stopRelink := c.relinkEvery(ctx)
 	err := c.dispatch(ctx, work)
 	close(work)
 	wg.Wait()
+	stopRelink()
 	stopProgress()
+	var broken int
+	if ctx.Err() == nil && err == nil && !c.cfg.Daemon.Enabled {
+		// The pass is over: the mirror's links can point at its files.
+		report, rerr := c.relinkMirror()
+		err, broken = rerr, len(report.Broken)+report.Unlisted
+	}
 	if ferr := c.out.flush(); ferr != nil {
 		err = errors.Join(err, ferr)
 	}
-	return c.summary(started), err
+	sum := c.summary(started)
+	sum.BrokenLinks = broken
+	return sum, err
+}
+
+// relinkEvery relinks the mirror of a daemon once per daemon.recrawl, the
+// length of a pass, until the returned stop is called.
+func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
+	if !c.cfg.Daemon.Enabled {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(c.conf().Daemon.Recrawl)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := c.relinkMirror(); err != nil {
+					c.log.Error("relink mirror", "err", err)
+				}
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
 }
 
 // wake tells the dispatcher that something changed: a worker finished, or a

@@ -89,6 +89,7 @@ type Summary struct {
 	Parked      []ParkedHost     `json:"parked_hosts,omitempty"`
 	Queued      int64            `json:"queued"` // left in the frontier
 	StateErrors int64            `json:"state_errors,omitempty"`
+	BrokenLinks int              `json:"broken_mirror_links,omitempty"` // after relinking the mirror
 }
 
 // ParkedHost is a host the crawl gave up on, and why.

@@ -38,6 +38,9 @@ type Page struct {
 	Unchanged    int           `json:"same,omitempty"`   // consecutive visits that found no change
 	MirrorPath   string        `json:"mirror,omitempty"` // as Mirror.Write returned it
 	WARC         WARCRef       `json:"warc,omitzero"`    // the record holding the payload
+	// Relinked is set once the mirrored file's links were rewritten to
+	// mirror paths (mirror_links: relative); a new body clears it.
+	Relinked bool `json:"relinked,omitempty"`
 }
 
 // ContentHash returns the hex SHA-256 of body, the form of Page.Hash.

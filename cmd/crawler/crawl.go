@@ -200,6 +200,9 @@ func printSummary(w io.Writer, s crawler.Summary) {
 	for _, p := range s.Parked {
 		fmt.Fprintf(w, "  host parked: %s (%s)\n", p.Origin, p.Reason)
 	}
+	if s.BrokenLinks > 0 {
+		fmt.Fprintf(w, "  broken links in the mirror: %d (listed in the log)\n", s.BrokenLinks)
+	}
 	if s.StateErrors > 0 {
 		fmt.Fprintf(w, "  state errors: %d (see the log)\n", s.StateErrors)
 	}

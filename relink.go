@@ -1,0 +1,118 @@
+package crawler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// relinkBatch is how many pages one read of the page records gathers.
+const relinkBatch = 1000
+
+// relinkMirror ends a pass of a mirror with mirror_links: relative: the
+// links of every HTML and CSS page saved since the last pass are rewritten
+// to the mirror's files (links to pages not in the mirror become
+// absolute), as wget -k does, and then every relative link of the mirror is
+// checked to resolve to a saved file. Broken links are counted and listed
+// in the log.
+func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
+	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
+		return storage.MirrorReport{}, nil
+	}
+	rewritten, err := c.relinkPages()
+	if err != nil {
+		return storage.MirrorReport{}, err
+	}
+	report, err := storage.CheckMirror(c.out.mirror.Root())
+	if err != nil {
+		return report, fmt.Errorf("check mirror: %w", err)
+	}
+	c.log.Info("mirror links rewritten", "pages", rewritten, "files", report.Files,
+		"links", report.Links, "broken", len(report.Broken)+report.Unlisted)
+	for i, b := range report.Broken {
+		if i == 20 {
+			c.log.Warn("more broken mirror links", "count", len(report.Broken)-i+report.Unlisted)
+			break
+		}
+		c.log.Warn("broken mirror link", "file", b.File, "ref", b.Ref)
+	}
+	return report, nil
+}
+
+// relinkPages rewrites the pages not yet relinked, a batch at a time so
+// that no transaction is held while files are written.
+func (c *Crawler) relinkPages() (int, error) {
+	done := 0
+	for {
+		var batch []storage.Page
+		err := c.pages.ForEach(func(p storage.Page) error {
+			if p.MirrorPath != "" && !p.Relinked && (isHTML(p.ContentType, nil) || isCSS(p.ContentType)) {
+				batch = append(batch, p)
+			}
+			if len(batch) == relinkBatch {
+				return errBatchFull
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errBatchFull) {
+			return done, fmt.Errorf("read page records: %w", err)
+		}
+		for _, p := range batch {
+			if err := c.relinkPage(p); err != nil {
+				c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+			}
+			p.Relinked = true // a page that cannot be rewritten is not tried again each pass
+			if err := c.pages.Put(p); err != nil {
+				return done, fmt.Errorf("save page record: %w", err)
+			}
+			done++
+		}
+		if len(batch) < relinkBatch {
+			return done, nil
+		}
+	}
+}
+
+// errBatchFull stops a walk of the page records once a batch is gathered.
+var errBatchFull = errors.New("batch full")
+
+// relinkPage rewrites one mirrored file in place.
+func (c *Crawler) relinkPage(p storage.Page) error {
+	u := mustParse(p.URL)
+	m := c.out.mirror
+	self, err := m.Locate(u, p.ContentType)
+	if err != nil {
+		return err
+	}
+	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(self)))
+	if err != nil {
+		return err
+	}
+	if isCSS(p.ContentType) {
+		body, _ = storage.RewriteCSS(body, u, self, c.mirrored)
+	} else {
+		body, _ = storage.RewriteHTML(body, u, self, c.mirrored)
+	}
+	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
+	return err
+}
+
+// mirrored says where the mirror keeps target, if it does.
+func (c *Crawler) mirrored(target *url.URL) (string, bool) {
+	canon, err := frontier.Canonicalize(target.String(), 0)
+	if err != nil {
+		return "", false
+	}
+	p, ok, err := c.pages.Get(canon.Key)
+	if err != nil || !ok || p.MirrorPath == "" {
+		return "", false
+	}
+	path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
+	return path, err == nil
+}
