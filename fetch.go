@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -14,6 +15,9 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+
+	"github.com/politecrawl/crawler/politeness"
 )
 
 // fetcher makes one HTTP request at a time for a worker: no redirects (the
@@ -103,9 +107,10 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
+	req.Body = politeness.NoReplay() // a request the gate counted is sent once
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-	req.Header.Set("Accept-Encoding", "gzip, deflate")
+	req.Header.Set("Accept-Encoding", "gzip")
 	if r.etag != "" {
 		req.Header.Set("If-None-Match", r.etag)
 	}
@@ -172,7 +177,18 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, bool, error
 		defer zr.Close()
 		dec = zr
 	case "deflate":
-		dec = flate.NewReader(raw)
+		// RFC 9110's deflate is zlib-wrapped; some servers send it raw.
+		br := bufio.NewReader(raw)
+		if head, err := br.Peek(2); err == nil && head[0]&0x0f == 8 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 {
+			zr, err := zlib.NewReader(br)
+			if err != nil {
+				return nil, false, fmt.Errorf("deflate: %w", err)
+			}
+			defer zr.Close()
+			dec = zr
+		} else {
+			dec = flate.NewReader(br)
+		}
 	default:
 		b, cut, err := readLimited(raw, limit)
 		if err != nil {

@@ -81,6 +81,7 @@ func fetchOnce(ctx context.Context, c *http.Client, u *url.URL, userAgent string
 	if err != nil {
 		return robots.Fetch{}, nil, fmt.Errorf("fetch %s: %w", u, err)
 	}
+	req.Body = NoReplay() // one request, as the gate counted it
 	if userAgent != "" {
 		req.Header.Set("User-Agent", userAgent)
 	}
