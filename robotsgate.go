@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"net/url"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -57,7 +60,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		c.putBack(l, at, now)
 		return
 	}
-	held, first := origin, true // the origin whose slot this worker holds
+	// held is the origin whose slot this worker holds: before changes it
+	// between hops, the trace reads it from the transport's goroutine.
+	var mu sync.Mutex
+	held, first := origin, true
+	holding := func() string { mu.Lock(); defer mu.Unlock(); return held }
+	hold := func(o string) { mu.Lock(); held = o; mu.Unlock() }
 	before := func(ctx context.Context, u *url.URL) error {
 		if first {
 			first = false
@@ -68,21 +76,31 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		if c.conf().scope.check(u, target, 0) == rejectHost {
 			return fmt.Errorf("%w: %s", errOutOfScope, target)
 		}
-		c.gate.Release(held, c.now(), politeness.Result{Status: 301})
-		c.hostReady(held, c.now())
-		held = ""
+		prev := holding()
+		hold("")
+		c.gate.Release(prev, c.now(), politeness.Result{Status: 301})
+		c.hostReady(prev, c.now())
 		if err := c.acquireWaiting(ctx, target); err != nil {
 			return err
 		}
-		held = target
+		hold(target)
 		return nil
 	}
-	fctx, cancel := context.WithTimeout(ctx, c.conf().Fetch.Timeout)
+	trace := &httptrace.ClientTrace{WroteHeaders: func() {
+		if h := holding(); h != "" {
+			c.gate.Sent(h, time.Now())
+		}
+	}}
+	fctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), c.conf().Fetch.Timeout)
 	f, err := politeness.FetchRobots(fctx, c.fetch.client, origin, c.conf().UserAgent, before)
 	cancel()
 	done := c.now()
-	if held != "" {
-		c.gate.Release(held, done, politeness.Result{Status: f.Status, Err: f.Err})
+	took := done.Sub(now)
+	if last := holding(); last != "" {
+		c.gate.Release(last, done, politeness.Result{Status: f.Status, Err: f.Err, RetryAfter: retryAfterHeader(f.RetryAfter)})
+		if last != origin {
+			c.hostReady(last, done)
+		}
 	}
 	if ctx.Err() != nil {
 		c.robots.Abandon(origin)
@@ -96,21 +114,19 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		c.log.Warn("robots.txt not fetched", "host", origin, "err", err)
 		f = robots.Fetch{Err: err}
 	}
-	c.countFetch(robotsResponse(f), f.Err)
+	c.countFetch(robotsResponse(f, took), f.Err)
 	st := c.robots.Store(origin, f, done)
 	c.metrics.robots.WithLabelValues(string(st.Result)).Inc()
 	d, _ := st.Rules().ForAgent(c.conf().UserAgent).CrawlDelay()
 	c.gate.SetCrawlDelay(origin, d, done)
+	if st.Result == robots.ResultOK {
+		// Before the state is saved: a kill in between must not lose them.
+		c.seedSitemaps(origin, st.Rules().Sitemaps())
+	}
 	c.saveRobots(origin, st)
-	if st.DisallowAll && !c.conf().Daemon.Enabled && st.Failures >= adHocRobotsTries {
-		// An ad hoc crawl does not wait hours for a robots.txt that keeps
-		// failing: the host is given up, and the summary says so.
-		reason := fmt.Sprintf("robots.txt unreachable %d times (%s)", st.Failures, robotsFailure(st))
+	if reason := c.giveUpOn(st, d, done); reason != "" {
 		c.gate.Park(origin, reason)
 		c.park(origin, reason)
-	}
-	if st.Result == robots.ResultOK {
-		c.seedSitemaps(origin, st.Rules().Sitemaps())
 	}
 	c.release(l, time.Time{})
 	c.hostReady(origin, done)
@@ -139,11 +155,11 @@ func (c *Crawler) acquireWaiting(ctx context.Context, origin string) error {
 }
 
 // robotsResponse is a robots.txt fetch as countFetch sees it.
-func robotsResponse(f robots.Fetch) *response {
+func robotsResponse(f robots.Fetch, took time.Duration) *response {
 	if f.Err != nil {
 		return nil
 	}
-	return &response{status: f.Status, body: f.Body}
+	return &response{status: f.Status, body: f.Body, duration: took}
 }
 
 // originOf is scheme://host[:port] of u, canonical.
@@ -152,6 +168,35 @@ func originOf(u *url.URL) string {
 		return c.Origin
 	}
 	return u.Scheme + "://" + u.Host
+}
+
+// giveUpOn says why an ad hoc crawl gives up on a host after fetching its
+// robots.txt, or "": a robots.txt that keeps failing, or that asks (by
+// Retry-After or Crawl-delay) for a wait longer than
+// politeness.retry_after_max. A daemon waits instead.
+func (c *Crawler) giveUpOn(st robots.State, crawlDelay time.Duration, now time.Time) string {
+	cfg := c.conf()
+	if cfg.Daemon.Enabled {
+		return ""
+	}
+	switch most := cfg.Politeness.RetryAfterMax; {
+	case st.DisallowAll && st.Failures >= adHocRobotsTries:
+		return fmt.Sprintf("robots.txt unreachable %d times (%s)", st.Failures, robotsFailure(st))
+	case st.DisallowAll && st.NextFetch.Sub(now) > most:
+		return fmt.Sprintf("robots.txt unreachable (%s), next try in %s, past retry_after_max %s",
+			robotsFailure(st), st.NextFetch.Sub(now).Round(time.Second), most)
+	case cfg.Politeness.HonorCrawlDelay && crawlDelay > most:
+		return fmt.Sprintf("Crawl-delay of %s exceeds retry_after_max %s", crawlDelay, most)
+	}
+	return ""
+}
+
+// retryAfterHeader writes a wait back as a Retry-After value for the gate.
+func retryAfterHeader(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(int64(d/time.Second), 10)
 }
 
 // robotsFailure says how the last fetch of robots.txt failed.
