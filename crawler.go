@@ -61,10 +61,11 @@ type Crawler struct {
 	metrics *metrics
 	out     *outputs
 
-	busy    atomic.Int64 // leases handed to workers and not yet finished
-	wakeCh  chan struct{}
-	fetched atomic.Int64 // pages fetched this run (for max_pages)
-	stats   runStats
+	busy     atomic.Int64 // leases handed to workers and not yet finished
+	inflight sync.Map     // canonical keys being visited, of either kind
+	wakeCh   chan struct{}
+	fetched  atomic.Int64 // pages fetched this run (for max_pages)
+	stats    runStats
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -197,6 +198,9 @@ func scopeOrigins(h string) []string {
 // Run has returned.
 func (c *Crawler) Close() error {
 	err := c.out.close()
+	if c.front != nil {
+		err = errors.Join(err, c.front.Close())
+	}
 	if c.db != nil {
 		err = errors.Join(err, c.db.Close())
 	}
@@ -294,6 +298,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 		}
 		now := c.now()
 		wakeup := c.front.Wake()
+		busy := c.busy.Load() // before Next: a worker ending after it wakes us
 		l, idle, err := c.front.Next(now)
 		if err != nil {
 			return fmt.Errorf("frontier: %w", err)
@@ -308,7 +313,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 				return c.front.Release(l, time.Time{})
 			}
 		}
-		if c.busy.Load() == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
+		if busy == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
 			return nil // drained, or only parked hosts are left
 		}
 		wait := time.Minute

@@ -23,6 +23,7 @@ const (
 	linkRefresh                   // <meta http-equiv=refresh>
 	linkRequisite                 // img, script, stylesheet, CSS url(): mirror only
 	linkRedirect                  // a Location header
+	linkSitemap                   // a sitemap's entry
 )
 
 // link is one URL a page refers to, resolved against the page's base.

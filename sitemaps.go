@@ -105,7 +105,7 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 			return nil
 		}
 		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
-			c.refuse(l, e.Loc, why)
+			c.refuse(l, e.Loc, linkSitemap, why)
 			return nil
 		}
 		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request}

@@ -18,11 +18,37 @@ import (
 // Every path through it ends the lease: Done, Retry or Release.
 func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	now := c.now()
+	if why := c.conf().scope.check(mustParse(l.Request), l.Origin, 0); why == rejectHost {
+		// Queued before a reload or restart narrowed the scope: a host
+		// out of scope is never contacted, robots.txt included.
+		c.finish(l, storage.Record{Error: "out of scope: " + why}, nil, nil)
+		c.hostReady(l.Origin, now)
+		return
+	}
+	if _, busy := c.inflight.LoadOrStore(l.Key, struct{}{}); busy {
+		// The same URL, as the other kind (a sitemap linked as a page), is
+		// being visited: this one waits for its record.
+		c.release(l, now.Add(100*time.Millisecond))
+		c.hostReady(l.Origin, now)
+		return
+	}
+	defer c.inflight.Delete(l.Key)
+	prev, known, err := c.pages.Get(l.Key)
+	if err != nil {
+		c.log.Warn("read page record", "url", l.Request, "err", err)
+	}
+	if known && !l.Revisit && l.Kind == frontier.KindPage {
+		// Fetched already this crawl, as a sitemap: not fetched again.
+		c.finish(l, storage.Record{Status: prev.Status, FinalURL: prev.FinalURL, ContentType: prev.ContentType,
+			Robots: storage.RobotsAllowed, Error: "fetched already, as a sitemap"}, nil, nil)
+		c.hostReady(l.Origin, now)
+		return
+	}
 	group, ok := c.robotsFor(ctx, l, now)
 	if !ok {
 		return // the lease went back to the queue
 	}
-	if l.Kind == frontier.KindPage && !group.Allowed(l.Request) {
+	if !group.Allowed(l.Request) {
 		c.metrics.disallowed.Inc()
 		c.stats.count(&c.stats.disallowed)
 		c.finish(l, storage.Record{Robots: storage.RobotsDisallowed, Error: "disallowed by robots.txt"}, nil, nil)
@@ -43,10 +69,6 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	c.hostReady(l.Origin, now)
 
 	req := request{url: l.Request, limit: c.bodyLimit(l.Kind), sent: func(t time.Time) { c.gate.Sent(l.Origin, t) }}
-	prev, known, err := c.pages.Get(l.Key)
-	if err != nil {
-		c.log.Warn("read page record", "url", l.Request, "err", err)
-	}
 	if known && l.Kind == frontier.KindPage {
 		req.etag, req.lastModified = prev.ETag, prev.LastModified
 	}
@@ -130,7 +152,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 	switch {
 	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
 		links = c.redirect(l, resp, &rec)
-	case resp.status == 304:
+	case resp.status == 304 && known:
 		rec.NotModified = true
 		c.metrics.notModified.Inc()
 		warc := page.WARC
@@ -183,7 +205,7 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 		return nil
 	}
 	rec.FinalURL = target.String()
-	if redirectsOf(l) >= c.conf().Fetch.MaxRedirects {
+	if c.redirectsOf(l) >= c.conf().Fetch.MaxRedirects {
 		rec.Error = "too many redirects"
 		c.stats.reject("redirects")
 		return nil
@@ -242,23 +264,23 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		raw := ln.url.String()
 		canon, err := frontier.Canonicalize(raw, c.conf().Scope.MaxURLLength)
 		if err != nil {
-			c.refuse(parent, raw, rejectReason(err))
+			c.refuse(parent, raw, ln.kind, rejectReason(err))
 			continue
 		}
-		if seen[canon.Key] {
-			continue
+		if seen[canon.Key] || (strings.HasSuffix(canon.Key, "/robots.txt") && ln.kind != linkRedirect) {
+			continue // robots.txt is fetched as robots.txt, not as a page
 		}
 		seen[canon.Key] = true
-		depth, via, redirects := parent.Depth+1, frontier.ViaLink, 0
+		depth, via := parent.Depth+1, frontier.ViaLink
 		if ln.kind == linkRedirect {
-			depth, via, redirects = parent.Depth, frontier.ViaRedirect, redirectsOf(parent)+1
+			depth, via = parent.Depth, frontier.ViaRedirect
 		}
 		checkDepth := depth
 		if ln.kind == linkRequisite {
 			checkDepth = 0 // page requisites are fetched whatever the depth, as wget -p does
 		}
 		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, checkDepth); why != "" {
-			c.refuse(parent, raw, why)
+			c.refuse(parent, raw, ln.kind, why)
 			continue
 		}
 		kind := frontier.KindPage
@@ -269,7 +291,6 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			URL: canon, Depth: depth, Via: via, Referrer: parent.Request,
 			Kind: kind,
 		})
-		_ = redirects
 	}
 	return items
 }
@@ -284,14 +305,21 @@ func rejectReason(err error) string {
 
 // refuse counts a URL kept out of the frontier and records it once (per
 // run, within a bounded memory) in the inventory.
-func (c *Crawler) refuse(parent *frontier.Lease, raw, why string) {
+func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why string) {
 	c.stats.reject(why)
 	c.metrics.rejected.WithLabelValues(why).Inc()
 	if !c.stats.firstRefusal(raw) {
 		return
 	}
+	depth, via := parent.Depth+1, storage.FoundLink
+	switch {
+	case kind == linkRedirect:
+		depth, via = parent.Depth, storage.FoundRedirect
+	case kind == linkSitemap:
+		depth, via = 0, storage.FoundSitemap
+	}
 	c.out.inventory(storage.Record{
-		URL: raw, Depth: parent.Depth + 1, FoundVia: storage.FoundVia(frontier.ViaLink.String()), Referrer: parent.Request,
+		URL: raw, Depth: depth, FoundVia: via, Referrer: parent.Request,
 		FetchedAt: c.now(), Error: "out of scope: " + why,
 	})
 }
@@ -317,6 +345,10 @@ func (c *Crawler) finish(l *frontier.Lease, rec storage.Record, items []frontier
 	c.out.inventory(rec)
 	if _, err := c.front.Done(l, outcome, items); err != nil {
 		c.fail("complete "+l.Request, err)
+		// The lease must still end: the URL is tried again later.
+		if rerr := c.front.Retry(l, now.Add(time.Minute)); rerr != nil {
+			c.fail("retry "+l.Request, rerr)
+		}
 		return
 	}
 	c.stats.count(&c.stats.done)
@@ -348,7 +380,19 @@ func (c *Crawler) hostReady(origin string, now time.Time) {
 	}
 }
 
+// park gives up on a host: for good in an ad hoc crawl (the summary lists
+// it); until the next pass in a daemon, which must not lose a host to a
+// passing outage.
 func (c *Crawler) park(origin, reason string) {
+	if cfg := c.conf(); cfg.Daemon.Enabled {
+		until := c.now().Add(cfg.Daemon.Recrawl)
+		c.log.Warn("host resting until the next pass", "host", origin, "reason", reason, "until", until)
+		c.gate.Unpark(origin)
+		c.gate.Wait(origin, until, politeness.WhyBackoff)
+		c.persistWait(origin, until)
+		c.front.SetReady(origin, until)
+		return
+	}
 	c.log.Warn("host parked", "host", origin, "reason", reason)
 	if err := c.front.Park(origin, reason); err != nil {
 		c.fail("park host", err)
@@ -410,5 +454,25 @@ func (c *Crawler) bodyLimit(k frontier.Kind) int64 {
 	return int64(c.conf().Fetch.MaxBody)
 }
 
-// redirectsOf is how many redirects led to the lease's URL.
-func redirectsOf(l *frontier.Lease) int { return 0 }
+// redirectsOf is how many redirects led to the lease's URL: the chain of
+// referrers, each recorded with a 3xx answer, that ends at it. It looks no
+// further than max_redirects+1 hops.
+func (c *Crawler) redirectsOf(l *frontier.Lease) int {
+	if l.Via != frontier.ViaRedirect {
+		return 0
+	}
+	n, ref := 0, l.Referrer
+	for n <= c.conf().Fetch.MaxRedirects {
+		u, err := frontier.Canonicalize(ref, 0)
+		if err != nil {
+			break
+		}
+		p, ok, err := c.pages.Get(u.Key)
+		if err != nil || !ok || p.Status < 300 || p.Status > 399 {
+			break
+		}
+		n++
+		ref = p.Referrer
+	}
+	return n
+}
