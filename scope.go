@@ -74,21 +74,40 @@ func (s *scope) trap(u *url.URL) string {
 			}
 		}
 	}
-	if s.now != nil && farYear(path+"?"+u.RawQuery, s.now().Year()) {
+	if s.now != nil && farYear(u, s.now().Year()) {
 		return rejectCalendar
 	}
 	return ""
 }
 
-var yearPattern = regexp.MustCompile(`(?:^|[^0-9])((?:1[89]|2[0-9])[0-9]{2})(?:[-/_.]?(?:0[1-9]|1[0-2]))(?:[^0-9]|$)`)
+// yearMonth finds a year followed by a month (2031/5, 2031-05, 1990_01):
+// the shape of a calendar's pages. A year alone is too often an ID.
+var yearMonth = regexp.MustCompile(`(?:^|[/?&=_.-])((?:19|20|21)[0-9]{2})[/_.-](?:0?[1-9]|1[0-2])(?:$|[^0-9])`)
 
-// farYear reports whether s holds a year-and-month (2031/04, 2031-04,
-// 203104) more than 2 years after or 30 years before thisYear: the pages a
-// calendar's "next month" links lead to without end.
-func farYear(s string, thisYear int) bool {
-	for _, m := range yearPattern.FindAllStringSubmatch(s, -1) {
-		y, _ := strconv.Atoi(m[1])
-		if y > thisYear+2 || y < thisYear-30 {
+// farYear reports whether u names a calendar page more than 2 years after
+// or 30 years before thisYear: where "next month" and "previous month"
+// links lead without end. The year is one followed by a month in the path
+// or query (/cal/2031/5, ?month=1990-01), or the value of a query
+// parameter named like a year (?y=2031&m=05, ?year=1800).
+func farYear(u *url.URL, thisYear int) bool {
+	far := func(y int) bool { return y > thisYear+2 || y < thisYear-30 }
+	s := u.EscapedPath() + "?" + u.RawQuery
+	for i := 0; i < len(s); {
+		loc := yearMonth.FindStringSubmatchIndex(s[i:])
+		if loc == nil {
+			break
+		}
+		if y, _ := strconv.Atoi(s[i+loc[2] : i+loc[3]]); far(y) {
+			return true
+		}
+		i += loc[3]
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k = strings.ToLower(k); k != "y" && !strings.Contains(k, "year") {
+			continue
+		}
+		if y, err := strconv.Atoi(v); err == nil && len(v) == 4 && far(y) {
 			return true
 		}
 	}

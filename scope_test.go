@@ -37,6 +37,17 @@ func TestScopeCheck(t *testing.T) {
 		{"http://127.0.0.2:8001/docs/cal?month=1990-01", 0, rejectCalendar},
 		{"http://127.0.0.2:8001/docs/cal?month=2027-01", 0, ""},
 		{"http://127.0.0.2:8001/docs/v2031/x", 0, ""},
+		{"http://127.0.0.2:8001/docs/calendar/2031/5", 0, rejectCalendar},
+		{"http://127.0.0.2:8001/docs/cal?y=2031&m=05", 0, rejectCalendar},
+		{"http://127.0.0.2:8001/docs/cal?year=1800", 0, rejectCalendar},
+		{"http://127.0.0.2:8001/docs/cal/2031", 0, ""}, // a year alone may be an ID
+		{"http://127.0.0.2:8001/docs/cal/2026/11/", 0, ""},
+		{"http://127.0.0.2:8001/docs/page-4096.html", 0, ""},
+		{"http://127.0.0.2:8001/docs/item/1234", 0, ""},
+		{"http://127.0.0.2:8001/docs/thread/1234/5", 0, ""}, // not a year
+		{"http://127.0.0.2:8001/docs/2099/12/31/", 0, rejectCalendar},
+		{"http://127.0.0.2:8001/docs/cal?Year=2031", 0, rejectCalendar},
+		{"http://127.0.0.2:8001/docs/list?page=2031", 0, ""},
 		{"http://127.0.0.2:8001/docs/id/20311299", 0, ""},
 	} {
 		u, err := url.Parse(tc.url)
