@@ -1,0 +1,194 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// runFor runs a crawl for at most d and returns its summary, its error and
+// how long it ran.
+func runFor(t *testing.T, cfg Config, d time.Duration) (Summary, error, time.Duration) {
+	t.Helper()
+	c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	sum, err := c.Run(ctx)
+	el := time.Since(start)
+	t.Logf("frontier stats at end: %+v", c.front.Stats())
+	c.Close()
+	return sum, err, el
+}
+
+// robots.txt of A redirects to B; the hop holds B's slot when B's lease arrives.
+func TestRobotsRedirectToAnotherHostLeavesItReady(t *testing.T) {
+	a, b, cc := newSite(t), newSite(t), newSite(t)
+	a.set("/robots.txt", page{status: 301, headers: map[string]string{"Location": b.URL + "/a-robots.txt"}})
+	a.html("/")
+	b.set("/a-robots.txt", page{ctype: "text/plain", body: "User-agent: *\nAllow: /\n"})
+	b.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	b.html("/x", "/y")
+	b.html("/y")
+	cc.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	cc.html("/", b.URL+"/x")
+	// A slow hop: B's slot is held when C's link to B/x is handed out.
+	slow := b.Server.Config.Handler
+	b.Server.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a-robots.txt" {
+			time.Sleep(1500 * time.Millisecond)
+		}
+		slow.ServeHTTP(w, r)
+	})
+	cfg := testConfig(t, a.URL+"/", cc.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL, b.URL, cc.URL}
+	sum, err, el := runFor(t, cfg, 20*time.Second)
+	t.Logf("sum=%+v err=%v elapsed=%v", sum, err, el)
+	t.Logf("A hits %v B hits %v C hits %v", a.hits(), b.hits(), cc.hits())
+	if b.hits()["/x"] == 0 {
+		t.Errorf("B/x never fetched (host stranded busy)")
+	}
+}
+
+// gap between robots.txt and the first page with Crawl-delay and delay 0.
+func TestCrawlDelayCountsFromRobotsTxt(t *testing.T) {
+	worst := time.Hour
+	for i := 0; i < 5; i++ {
+		s := newSite(t)
+		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 0.3\n"})
+		s.html("/")
+		cfg := testConfig(t, s.URL+"/")
+		runFor(t, cfg, 20*time.Second)
+		g := s.minGap()
+		t.Logf("run %d: min gap %v (log %d)", i, g, len(s.log))
+		worst = min(worst, g)
+	}
+	if worst < 300*time.Millisecond {
+		t.Errorf("robots.txt and first page %v apart; Crawl-delay 0.3s", worst)
+	}
+}
+
+// an unsolicited 304 for a URL never seen.
+func TestUnsolicited304IsRecorded(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	s.html("/", "/n")
+	s.set("/n", page{status: 304})
+	cfg := testConfig(t, s.URL+"/")
+	sum, err, _ := runFor(t, cfg, 20*time.Second)
+	t.Logf("sum=%+v err=%v", sum, err)
+	if sum.StateErrors > 0 || sum.Queued > 0 {
+		t.Errorf("state errors: %d, left queued: %d", sum.StateErrors, sum.Queued)
+	}
+}
+
+// a redirect chain longer than max_redirects.
+func TestRedirectChainStopsAtMaxRedirects(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	s.html("/", "/r/0")
+	for i := 0; i < 30; i++ {
+		s.set(fmt.Sprintf("/r/%d", i), page{status: 302, headers: map[string]string{"Location": fmt.Sprintf("/r/%d", i+1)}})
+	}
+	s.html("/r/30")
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Fetch.MaxRedirects = 5
+	runFor(t, cfg, 20*time.Second)
+	n := 0
+	for p := range s.hits() {
+		if len(p) > 3 && p[:3] == "/r/" {
+			n++
+		}
+	}
+	if n > 6 {
+		t.Errorf("%d hops of a redirect chain fetched; max_redirects 5", n)
+	}
+}
+
+// sitemaps at robots-disallowed paths.
+func TestDisallowedSitemapIsNotFetched(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private/\nSitemap: {{base}}/private/sitemap.xml\n"})
+	s.html("/")
+	s.set("/private/sitemap.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/private/p</loc></url></urlset>`})
+	cfg := testConfig(t, s.URL+"/")
+	runFor(t, cfg, 20*time.Second)
+	if n := s.hits()["/private/sitemap.xml"]; n > 0 {
+		t.Errorf("disallowed /private/sitemap.xml requested %d times", n)
+	}
+}
+
+// a sitemap also linked as a page.
+func TestSitemapLinkedAsPageIsFetchedOnce(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "Sitemap: {{base}}/sitemap.xml\n"})
+	s.html("/", "/sitemap.xml")
+	s.set("/sitemap.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/p</loc></url></urlset>`})
+	s.html("/p")
+	cfg := testConfig(t, s.URL+"/")
+	runFor(t, cfg, 20*time.Second)
+	if n := s.hits()["/sitemap.xml"]; n > 1 {
+		t.Errorf("/sitemap.xml requested %d times", n)
+	}
+}
+
+// robots.txt 503 with a long Retry-After in an ad hoc crawl.
+func TestAdHocGivesUpOnLongRobotsRetryAfter(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{status: 503, headers: map[string]string{"Retry-After": "7200"}})
+	s.html("/")
+	cfg := testConfig(t, s.URL+"/")
+	sum, err, el := runFor(t, cfg, 8*time.Second)
+	t.Logf("sum=%+v err=%v elapsed=%v hits=%v", sum, err, el, s.hits())
+	if el > 7*time.Second { // the run's own limit is 8s: it must end by itself well before
+		t.Errorf("ad hoc crawl still running after %v", el)
+	}
+}
+
+// resume with a narrower scope.
+func TestResumeWithNarrowerScopeLeavesOldHosts(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	b.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	a.html("/", b.URL+"/1", b.URL+"/2", b.URL+"/3")
+	b.html("/1")
+	b.html("/2")
+	b.html("/3")
+	cfg := testConfig(t, a.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL, b.URL}
+	cfg.Scope.MaxPages = 1
+	runFor(t, cfg, 20*time.Second)
+	before := len(b.log)
+	cfg.Scope.MaxPages = 0
+	cfg.Scope.Hosts = []string{a.URL}
+	runFor(t, cfg, 20*time.Second)
+	t.Logf("B requests first run %d, after %d: %v", before, len(b.log), b.hits())
+	if len(b.log) > before {
+		t.Errorf("out-of-scope host B contacted %d times after the scope was narrowed", len(b.log)-before)
+	}
+}
+
+// A Crawl-delay longer than retry_after_max makes an ad hoc crawl give up
+// on the host rather than wait for years.
+func TestAdHocGivesUpOnHugeCrawlDelay(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nCrawl-delay: 99999999999\n"})
+	s.html("/", "/a")
+	s.html("/a")
+	cfg := testConfig(t, s.URL+"/")
+	sum, err, el := runFor(t, cfg, 8*time.Second)
+	if err != nil || el > 7*time.Second || len(sum.Parked) != 1 {
+		t.Fatalf("err %v after %v, parked %+v; want the host parked and the crawl over", err, el, sum.Parked)
+	}
+	if n := len(s.hits()); n != 1 {
+		t.Errorf("%d distinct requests; only robots.txt may be asked for", n)
+	}
+}
