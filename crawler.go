@@ -292,7 +292,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 		if ctx.Err() != nil {
 			return nil
 		}
-		if c.limitReached() {
+		if !c.cfg.Daemon.Enabled && c.limitReached() {
 			c.log.Info("page limit reached", "max_pages", c.conf().Scope.MaxPages)
 			return nil
 		}

@@ -62,9 +62,10 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 // request is one GET to make.
 type request struct {
 	url          string
-	limit        int64  // the most body bytes read; 0 means maxBody
-	etag         string // for If-None-Match on a revisit
-	lastModified string // for If-Modified-Since on a revisit
+	limit        int64         // the most body bytes read; 0 means maxBody
+	timeout      time.Duration // for the whole request; 0 means the fetcher's
+	etag         string        // for If-None-Match on a revisit
+	lastModified string        // for If-Modified-Since on a revisit
 	sent         func(time.Time)
 }
 
@@ -88,7 +89,11 @@ var errBodyDecode = errors.New("content-encoding does not match the body")
 // get makes the request. An error means no usable response: the connection
 // failed, timed out, or the body could not be read.
 func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	timeout := f.timeout
+	if r.timeout > 0 {
+		timeout = r.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var remote string
 	trace := &httptrace.ClientTrace{

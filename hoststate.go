@@ -2,12 +2,14 @@ package crawler
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/robots"
+	"github.com/politecrawl/crawler/storage"
 )
 
 // robotsBucket keeps each host's robots.txt state (robots.State, as JSON),
@@ -45,7 +47,17 @@ func (c *Crawler) restoreHosts(now time.Time) error {
 			c.gate.Park(h.Origin, h.ParkReason)
 		}
 	}
-	c.stats.doneBefore = c.front.Stats().Done
+	if c.cfg.Scope.MaxPages > 0 {
+		// max_pages counts pages fetched, by earlier runs too.
+		if err := c.pages.ForEach(func(p storage.Page) error {
+			if p.Status >= 200 && p.Status < 300 {
+				c.stats.doneBefore++
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("count pages fetched: %w", err)
+		}
+	}
 	return c.db.View(func(tx *bbolt.Tx) error {
 		b := tx.Bucket(robotsBucket)
 		if b == nil {

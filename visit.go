@@ -68,7 +68,10 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	}
 	c.hostReady(l.Origin, now)
 
-	req := request{url: l.Request, limit: c.bodyLimit(l.Kind), sent: func(t time.Time) { c.gate.Sent(l.Origin, t) }}
+	req := request{
+		url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout,
+		sent: func(t time.Time) { c.gate.Sent(l.Origin, t) },
+	}
 	if known && l.Kind == frontier.KindPage {
 		req.etag, req.lastModified = prev.ETag, prev.LastModified
 	}
@@ -254,6 +257,12 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 	seen := make(map[string]bool, len(links))
 	for _, ln := range links {
 		if ln.kind == linkRequisite && !c.mirroring() {
+			continue
+		}
+		if c.cfg.Daemon.Enabled && ln.kind != linkRedirect && c.limitReached() {
+			// A daemon at max_pages keeps revisiting what it has, and
+			// takes no new pages.
+			c.stats.reject("max-pages")
 			continue
 		}
 		if ln.nofollow && c.conf().Links.HonorNofollow {
