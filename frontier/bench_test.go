@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +21,7 @@ var (
 	benchHosts   = flag.Int("frontier.hosts", 10_000, "hosts of BenchmarkFrontier")
 	benchWorkers = flag.Int("frontier.workers", 16, "goroutines adding, and draining, in BenchmarkFrontier")
 	benchBatch   = flag.Int("frontier.batch", 50, "links per Add in BenchmarkFrontier")
+	benchAddOnly = flag.Bool("frontier.addonly", false, "BenchmarkFrontier only adds")
 )
 
 // BenchmarkFrontier adds -frontier.n distinct URLs across -frontier.hosts
@@ -58,6 +58,15 @@ func BenchmarkFrontier(b *testing.B) {
 			b.Fatalf("after adding %d: %+v", n, s)
 		}
 		addedSize := fileSize(b, path)
+		if *benchAddOnly {
+			all, live := peak()
+			b.ReportMetric(float64(n)/addTime.Seconds(), "add-urls/s")
+			b.ReportMetric(float64(all)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(live)/(1<<20), "peak-live-heap-MiB")
+			b.ReportMetric(float64(addedSize)/float64(n), "db-B/url-queued")
+			_ = f.Close()
+			continue
+		}
 
 		st0 := f.db.Stats()
 		start = time.Now()
@@ -85,12 +94,7 @@ func BenchmarkFrontier(b *testing.B) {
 					b.Error(err)
 					return
 				}
-				if handed.Add(1) == int64(n/2) {
-					runtime.GC()
-					fh, _ := os.Create("/tmp/fw/heap.out")
-					pprof.WriteHeapProfile(fh)
-					fh.Close()
-				}
+				handed.Add(1)
 			}
 		})
 		drainTime := time.Since(start)
@@ -100,13 +104,14 @@ func BenchmarkFrontier(b *testing.B) {
 		if s := f.Stats(); s.Done != int64(n) || handed.Load() != int64(n) {
 			b.Fatalf("after draining: %+v, %d handed out", s, handed.Load())
 		}
-		heap := peak()
+		heapAll, heapLive := peak()
 		if err := f.Close(); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(n)/addTime.Seconds(), "add-urls/s")
 		b.ReportMetric(float64(n)/drainTime.Seconds(), "next+done/s")
-		b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(heapAll)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(heapLive)/(1<<20), "peak-live-heap-MiB")
 		b.ReportMetric(float64(addedSize)/float64(n), "db-B/url-queued")
 		b.ReportMetric(float64(fileSize(b, path))/float64(n), "db-B/url-done")
 	}
@@ -149,19 +154,19 @@ func fileSize(b *testing.B, path string) int64 {
 	return fi.Size()
 }
 
-// watchHeap samples the Go heap (live and dead objects not yet swept) until
-// the returned function is called, which returns the peak.
-func watchHeap() func() uint64 {
-	stop := make(chan struct{})
-	var peak atomic.Uint64
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// watchHeap samples the Go heap until the returned function is called,
+// which returns the peaks of all heap objects (garbage not yet swept
+// included) and of the live heap (as marked by the last GC).
+func watchHeap() func() (all, live uint64) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	var peakAll, peakLive uint64
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	read := func() {
 		metrics.Read(sample)
-		if v := sample[0].Value.Uint64(); v > peak.Load() {
-			peak.Store(v)
-		}
+		peakAll = max(peakAll, sample[0].Value.Uint64())
+		peakLive = max(peakLive, sample[1].Value.Uint64())
 	}
-	done := make(chan struct{})
+	runtime.GC()
 	go func() {
 		defer close(done)
 		t := time.NewTicker(50 * time.Millisecond)
@@ -175,11 +180,10 @@ func watchHeap() func() uint64 {
 			}
 		}
 	}()
-	runtime.GC()
-	return func() uint64 {
+	return func() (uint64, uint64) {
 		close(stop)
 		<-done
 		read()
-		return peak.Load()
+		return peakAll, peakLive
 	}
 }

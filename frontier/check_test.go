@@ -78,7 +78,7 @@ func check(f *Frontier) error {
 				return fmt.Errorf("queue entry %x → %q has no record", k, v)
 			}
 			h := byID[binary.BigEndian.Uint32(k)]
-			if _, marked := h.marks[seq]; marked {
+			if _, marked := h.mark(seq); marked {
 				markedEntries++
 				return nil
 			}
@@ -216,8 +216,8 @@ func check(f *Frontier) error {
 					continue
 				}
 				m.chunk = key
-				if h.marks[seq] != m {
-					return fmt.Errorf("mark %d of %s in chunk %d is %+v in memory", seq, h.rec.origin, key, h.marks[seq])
+				if got, _ := h.mark(seq); got != m {
+					return fmt.Errorf("mark %d of %s in chunk %d is %+v in memory", seq, h.rec.origin, key, got)
 				}
 				live[key]++
 			}
@@ -257,7 +257,7 @@ func check(f *Frontier) error {
 
 // stateOf returns the state of a URL, marks considered.
 func stateOf(queue *bbolt.Bucket, h *host, r *record) state {
-	_, marked := h.marks[r.seq]
+	_, marked := h.mark(r.seq)
 	return r.state(queue.Get(queueKey(nil, h.id, r)) != nil && !marked)
 }
 

@@ -1,6 +1,6 @@
 // Package frontier is the crawler's persistent URL frontier: which URL to
 // fetch next, kept in bbolt so that a crawl survives kill -9 at any instant
-// with nothing lost, in bounded memory however many URLs it holds.
+// with nothing lost, in memory that does not grow with the number of URLs.
 //
 // # URL identity
 //
@@ -12,58 +12,75 @@
 // in punycode (golang.org/x/net/idna, UTS #46 lookup profile), default ports
 // dropped, an empty path written "/", dot-segments removed, percent-encoding
 // normalised (unreserved characters decoded, hex upper-cased), the fragment
-// dropped, the query kept as written and in its order. Rejections carry a
-// Reason to count.
+// dropped, the query kept as written and in its order. A rejected URL comes
+// with a Reason to count. Resolve follows RFC 3986 §5.2.
 //
-// Deviations and choices: percent-encoding is normalised in the query too
-// (RFC 3986 §6.2.2.2 holds for every component); the request form resolves
-// literal "." and ".." segments, as reference resolution (RFC 3986 §5.2) and
-// browsers do, and writes the host in canonical ASCII, but keeps escapes as
-// written; a trailing dot in a host is kept (example.com. is not
-// example.com); URLs with userinfo are rejected; IPv4 addresses are not
-// rewritten (WHATWG's 0x7f.1 is just a name that will not resolve).
+// Choices where the specifications leave room: percent-encoding is
+// normalised in the query too (RFC 3986 §6.2.2.2 holds for every
+// component); the request form resolves literal "." and ".." segments, as
+// reference resolution and browsers do, and writes the host in canonical
+// ASCII, but keeps escapes as written; like browsers, surrounding spaces
+// and inner tabs and newlines are removed; a trailing dot in a host is kept
+// (example.com. is not example.com); URLs with userinfo are rejected;
+// IPv4 addresses in unusual notations (0x7f.1) are not rewritten.
 //
-// # The queue
+// # Storage
 //
-// A Frontier keeps, in buckets named "frontier.*" of one bbolt database
-// that other packages may share (New; Open for a file of its own):
+// A Frontier keeps its state in buckets named "frontier.*" of one bbolt
+// database, which other packages may share (New; Open gives it a file of
+// its own):
 //
-//   - frontier.urls: every URL ever added, keyed by host id then path and
-//     query, so that one page's links land on few B+tree pages. The value is
-//     a compact binary record: state (queued, done, scheduled), metadata
-//     (Item), and where the URL is queued. It is the seen set: Add looks each
-//     URL up there. There is no Bloom filter: the lookup lands on the page
-//     the insert of a new URL writes anyway, and a filter would add memory
-//     that grows with the crawl.
-//   - frontier.queue: per host, the URLs to hand out, undelayed ones by
-//     priority then first-in-first-out, delayed ones (retries, NotBefore,
-//     revisits) by due time; the key starts with the host id.
-//   - frontier.hosts: per host, its origin, its counts of URLs, its
-//     persisted wait (SetHostWait) and whether it is parked.
+//   - frontier.urls: every URL ever added (the seen set), keyed by host id
+//     then path and query, so that a page's links land on few B+tree pages;
+//     the value is a compact binary record of the Item. Add looks each URL
+//     up there. There is no Bloom filter: the lookup lands on the page that
+//     the insert of a new URL writes anyway, and a filter sized for the
+//     crawl would make memory grow with it.
+//   - frontier.queue: per host (the key starts with its id), the URLs to
+//     hand out, undelayed ones by priority then first-in-first-out, delayed
+//     ones (retries, NotBefore, revisits) by due time, and a done entry for
+//     each URL done. Done moves entries rather than deleting them, so the
+//     bucket never shrinks and bbolt's freelist, which every commit writes
+//     out whole, stays short.
+//   - frontier.hosts and frontier.log: per host its origin, counts of URLs,
+//     persisted wait (SetHostWait) and parking; changes to the counts are
+//     appended to the log and folded into the host records every 1,024
+//     transactions, so that a transaction writes one log page rather than
+//     one page per host.
+//   - frontier.marks: URLs done but not yet moved to the done class (see
+//     marks.go): moving them a host at a time writes one page for many.
 //
-// In memory it keeps, per host only, the counts, the leases out, the time
-// the host may next be asked, and a heap of the hosts that have a URL to
+// In memory it keeps, per host only, its counts, leases and marks (a few),
+// the time it may next be asked, and a heap of the hosts that have a URL to
 // hand out, ordered by when they became ready. Opening reads one record per
-// host; nothing in memory grows with the number of URLs.
+// host and replays the log and marks, each of bounded length; it never
+// reads the URLs. The Go heap depends on the number of hosts, not of URLs.
 //
 // # Leases and crash safety
 //
 // Next hands out a URL as a Lease without writing anything: the URL stays
-// queued on disk and is only marked leased in memory. Done, Retry and
-// Release(at) change the URL's state and queue entry in one transaction
-// (Done with the links found and the caller's Hook), synced to disk before
-// they return. So a crash loses at most the leases that were out, which are
-// handed out again after the restart, and never a URL that was added or a
-// Done that returned. Writes go through a single writer goroutine that
-// commits, in one transaction, all the operations that queued up while the
-// previous commit was syncing (group commit): many workers share each
-// fsync, and a lone caller waits for one commit only. Transactions are
-// capped at Options.MaxBatch URLs; larger batches are split (see Add, Done).
+// queued on disk and is only marked leased in memory, so a crash gives
+// every lease back. Done, Retry and Release(at) change the URL in one
+// transaction (Done with the links found and the caller's Hook), synced to
+// disk before they return: a Done that returned is never lost, a URL done
+// is never handed out again unless a revisit is scheduled, and at most the
+// leases out at a crash are handed out again.
 //
-// Caveats: the caller must call SetReady once for each lease handed out, or
-// the host stays busy; ready times live in memory, so after a restart every
-// host is ready at once unless SetHostWait persisted a wait. A page and a
-// sitemap at the same address are separate entries (Kind), so that a
-// sitemap already seen as a link is still read as one. Next's fairness is by
-// ready time, not by share of requests.
+// All writes go through one writer goroutine that commits, in one
+// transaction, every operation that arrives while it gathers (group
+// commit): concurrent callers share each commit's two fsyncs. When recent
+// groups were large it lingers for up to three quarters of a commit's time
+// for the callers the last commit answered, holding bbolt's write lock
+// meanwhile. Transactions are capped at Options.MaxBatch URLs; larger
+// batches are split (see Add and Done).
+//
+// # Caveats
+//
+// The caller must call SetReady once for each lease handed out, or the host
+// stays busy. Ready times live in memory: after a restart every host is
+// ready at once unless SetHostWait persisted a wait. A page and a sitemap
+// at the same address are separate entries (Kind), so that a sitemap already
+// seen as a link is still read as one. Fairness is by ready time, not by
+// share of requests. The database file never shrinks (bbolt does not give
+// space back); a done URL takes about 100 bytes.
 package frontier

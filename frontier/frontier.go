@@ -44,8 +44,8 @@ type Options struct {
 // do not write to disk; the others wait for their transaction to be
 // committed and synced, and concurrent ones share a transaction.
 //
-// Do not call a Frontier from inside a transaction of its DB (a Hook
-// included): it may wait for a transaction that waits for it.
+// Do not call a Frontier's writing methods from inside a transaction of
+// its DB, a Hook included: they would wait for that transaction to end.
 type Frontier struct {
 	db    *bbolt.DB
 	ownDB bool
@@ -58,6 +58,7 @@ type Frontier struct {
 	mu     sync.Mutex
 	closed bool
 	hosts  map[string]*host
+	byID   map[uint32]*host
 	lastID uint32
 	ready  hostHeap // hosts with a URL that Next may hand out, now or later
 	sum    counts   // over all hosts
@@ -65,12 +66,15 @@ type Frontier struct {
 	logN   int      // entries in the log bucket
 	dirty  []*host  // hosts whose counts changed since their record was written
 	markN  int      // marks, of all hosts
+	oldest uint64   // no chunk before this one has live marks
 	// chunks counts the live marks of each chunk; deadChunks lists those
 	// with none that New found, for the first batch to delete.
 	chunks     map[uint64]int64
 	deadChunks []uint64
-	// foldEvery, hostMarks and maxMarks are their defaults, but for tests.
+	// foldEvery, hostMarks, maxMarks and chunkAge are their defaults, but
+	// for tests.
 	foldEvery, hostMarks, maxMarks int
+	chunkAge                       uint64
 	leasedN                        int64
 	// leasedSched counts the leases that are revisits.
 	leasedSched int64
@@ -102,9 +106,9 @@ func Open(path string, opts Options) (*Frontier, error) {
 // New returns the frontier kept in db, which other packages may share: the
 // frontier uses only buckets named "frontier.*", creating them if needed.
 // URLs that were leased when the process last stopped are queued again.
-// Close does not close db. For speed, open db with FreelistType
-// bbolt.FreelistMapType and a large InitialMmapSize, as Open does; never
-// with NoSync, which gives up crash safety.
+// Close does not close db. Open db with FreelistType bbolt.FreelistMapType
+// and a large InitialMmapSize, as Open does, for speed; not with NoSync,
+// which gives up the durability of what returned.
 func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultMaxBatch
@@ -114,11 +118,13 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 		ops:        make(chan *op, 256),
 		writerDone: make(chan struct{}),
 		hosts:      map[string]*host{},
+		byID:       map[uint32]*host{},
 		chunks:     map[uint64]int64{},
 		wake:       make(chan struct{}),
 		foldEvery:  defaultFoldEvery,
 		hostMarks:  defaultHostMarks,
 		maxMarks:   defaultMaxMarks,
+		chunkAge:   defaultChunkAge,
 	}
 	if err := db.Update(initBuckets); err != nil {
 		return nil, err
@@ -147,11 +153,12 @@ func initBuckets(tx *bbolt.Tx) error {
 	return nil
 }
 
-// load reads the hosts, replays the log of their counts, and finds each
-// host's earliest delayed URL. It reads a bounded number of records per
-// host (and about defaultFoldEvery log entries), never the URLs themselves.
+// load reads the hosts, replays the log of their counts, reads the marks
+// back, and finds each host's earliest delayed URL. It reads a record and a
+// key per host, at most about defaultFoldEvery log entries and
+// defaultMaxMarks marks, and never the URLs themselves.
 func (f *Frontier) load(tx *bbolt.Tx) error {
-	byID := map[uint32]*host{}
+	byID := f.byID
 	err := tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {
 		if len(k) != 4 {
 			return fmt.Errorf("frontier: host key %x: %w", k, errCorrupt)
@@ -199,7 +206,7 @@ func (f *Frontier) load(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketQueue), byID); err != nil {
+	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketQueue)); err != nil {
 		return err
 	}
 	c := tx.Bucket(bucketQueue).Cursor()
@@ -234,22 +241,23 @@ func (f *Frontier) Close() error {
 	f.sending.Wait()
 	close(f.ops)
 	<-f.writerDone
-	var err error
 	if f.ownDB {
-		if cerr := f.db.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("frontier: close: %w", cerr)
+		if err := f.db.Close(); err != nil {
+			return fmt.Errorf("frontier: close: %w", err)
 		}
 	}
-	return err
+	return nil
 }
 
 // Add queues the items that were never seen before, in one transaction,
 // and returns how many were new. An item seen before (the same Key and
 // Kind, in any state, across restarts) is not queued again, but what it
-// brings is recorded: InSitemap, and a Lastmod. When its Lastmod is later
-// than the one recorded (W3C datetimes compared as times, others as
-// different strings) and the URL is done, it is due again at the item's
-// NotBefore (at once if zero), as Reschedule does.
+// brings is recorded: InSitemap, and a Lastmod later than the one recorded
+// (W3C datetimes are compared as times, other strings whenever they
+// differ). When such a Lastmod replaces one recorded before, the URL is
+// due again at the item's NotBefore (at once if zero), as Reschedule makes
+// it: a done URL becomes a revisit ("a sitemap entry whose lastmod moved is
+// due at once"). A first Lastmod is only recorded.
 //
 // Items must come from Canonicalize or Resolve. More than Options.MaxBatch
 // items are added in several transactions, each all or nothing.
@@ -288,7 +296,7 @@ func checkItems(items []Item) error {
 // a scheduled revisit, a scheduled or delayed one moves earlier; a queued,
 // undelayed one is due already. It reports whether the URL is known.
 func (f *Frontier) Reschedule(key string, kind Kind, at time.Time) (bool, error) {
-	u, err := Canonicalize(key, len(key)+1)
+	u, err := Canonicalize(key, max(3*len(key), DefaultMaxURLLength))
 	if err != nil {
 		return false, fmt.Errorf("frontier: reschedule: %w", err)
 	}

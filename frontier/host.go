@@ -33,8 +33,8 @@ type host struct {
 	// host changes. It never happens unless the counts are wrong.
 	stalled bool
 	// marks are the host's entries done but still in the ready or
-	// delayed class, by seq (marks.go). Only the writer changes them.
-	marks map[uint64]mark
+	// delayed class (marks.go), a few. Only the writer changes them.
+	marks []markAdd
 	// persisted is set once the host record is in the hosts bucket; dirty
 	// when rec.counts changed since it was last written there (the log
 	// holds the changes, and Frontier.dirty lists the host).
@@ -45,13 +45,23 @@ type host struct {
 }
 
 func newHost(id uint32, rec hostRecord) *host {
-	return &host{id: id, rec: rec, leases: map[uint64]*Lease{}, marks: map[uint64]mark{}, hint: hintNone, index: -1}
+	return &host{id: id, rec: rec, leases: map[uint64]*Lease{}, hint: hintNone, index: -1}
 }
 
 // out reports whether the entry seq is leased or done (marked).
 func (h *host) out(seq uint64) bool {
-	_, marked := h.marks[seq]
+	_, marked := h.mark(seq)
 	return marked || h.leases[seq] != nil
+}
+
+// mark returns the mark of entry seq, if it is marked.
+func (h *host) mark(seq uint64) (mark, bool) {
+	for i := range h.marks {
+		if h.marks[i].seq == seq {
+			return h.marks[i].mark, true
+		}
+	}
+	return mark{}, false
 }
 
 // eligibleAt returns when Next may hand out one of the host's URLs, if ever

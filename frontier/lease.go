@@ -110,8 +110,8 @@ func (f *Frontier) take(tx *bbolt.Tx, h *host, n int64) (*Lease, error) {
 	return nil, nil
 }
 
-// lease makes the lease of the queue entry (qk, v) of host h, whose key
-// without the hostID is key.
+// lease leases host h's queue entry whose key without the hostID is key
+// and whose value is v.
 func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte, delayed bool) (*Lease, error) {
 	k := append(appendUint32(make([]byte, 0, 4+len(v)), h.id), v...)
 	rv := tx.Bucket(bucketURLs).Get(k)

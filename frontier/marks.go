@@ -13,16 +13,20 @@ import (
 // the entry: a transaction's marks are appended, as one chunk, to the marks
 // bucket, whose keys are sequential; Next skips marked entries as it skips
 // leased ones; and a host's marked entries, neighbours on one page, are
-// moved to the done class together (flushed), when the host has hostMarks
-// of them or, while there are more than maxMarks in all, a few hosts per
-// transaction. A chunk is deleted once none of its marks is live. Flushing
-// a host records the marks bucket's sequence in the host (flushedTo), so
-// that on open the marks of older chunks are known to be stale. Only Done
-// without a revisit, of an entry that Reschedule did not move, is marked;
-// anything that needs a URL's exact state first flushes its host.
+// moved to the done class together (flushed) once the host has hostMarks
+// of them. A chunk is deleted once none of its marks is live. Flushing a
+// host records the marks bucket's sequence in the host (flushedTo), so
+// that on open the marks of older chunks are known to be stale. Hosts are
+// also flushed in turns, those of the oldest live chunk first, while there
+// are more than maxMarks marks or that chunk is more than chunkAge
+// chunks old: this bounds both the memory marks take and what opening
+// reads. Only Done without a revisit, of an entry that Reschedule did not
+// move, is marked; anything that needs a URL's exact state first flushes
+// its host.
 const (
 	defaultHostMarks = 16      // a host is flushed when it has this many marks
 	defaultMaxMarks  = 1 << 18 // beyond this many in all, hosts are flushed in turns
+	defaultChunkAge  = 4096    // older chunks' hosts are flushed in turns
 	flushTurn        = 64      // hosts flushed per transaction in those turns
 )
 
@@ -34,7 +38,7 @@ type mark struct {
 	delayed bool
 }
 
-// markAdd is a mark a batch adds.
+// markAdd is a mark and the seq of its URL.
 type markAdd struct {
 	seq uint64
 	mark
@@ -83,8 +87,8 @@ func (d *hostDelta) marked() int {
 func (b *batch) flushHost(h *host) error {
 	d := b.touch(h)
 	if !d.cleared {
-		for seq, m := range h.marks {
-			if err := b.flushMark(h, seq, &m); err != nil {
+		for _, m := range h.marks {
+			if err := b.flushMark(h, m.seq, &m.mark); err != nil {
 				return err
 			}
 			b.chunks[m.chunk]--
@@ -134,21 +138,40 @@ func (b *batch) writeMarks() error {
 			}
 		}
 	}
-	// The writer alone changes f.hosts and the marks: it reads them
-	// without the lock. Map order makes the turns random.
-	turn := 0
-	for _, h := range f.hosts {
-		if total <= f.maxMarks || turn == flushTurn {
+	// Turns: flush the hosts of the oldest live chunk. The writer alone
+	// changes the hosts and their marks: it reads them without the lock.
+	live := func(key uint64) bool { return f.chunks[key]+b.chunks[key] > 0 }
+	b.oldest = f.oldest
+	for turn, flushed := 0, true; turn < flushTurn && flushed; {
+		for b.oldest < b.marks.Sequence() && !live(b.oldest) {
+			b.oldest++
+		}
+		if !live(b.oldest) || total <= f.maxMarks && b.marks.Sequence()-b.oldest <= f.chunkAge {
 			break
 		}
-		if d := b.touched[h]; len(h.marks) == 0 || d != nil && d.cleared {
-			continue
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], b.oldest)
+		v := b.marks.Get(k[:])
+		if v == nil {
+			return fmt.Errorf("frontier: live marks chunk %d missing: %w", b.oldest, errCorrupt)
 		}
-		total -= b.touch(h).marked()
-		if err := b.flushHost(h); err != nil {
+		ids, err := chunkHosts(v)
+		if err != nil {
 			return err
 		}
-		turn++
+		flushed = false
+		for _, id := range ids {
+			h := f.byID[id]
+			if d := b.touched[h]; h == nil || len(h.marks) == 0 || d != nil && d.cleared {
+				continue
+			}
+			total -= b.touch(h).marked()
+			if err := b.flushHost(h); err != nil {
+				return err
+			}
+			turn++
+			flushed = true
+		}
 	}
 	var chunk []byte
 	var count int64
@@ -187,40 +210,68 @@ func (b *batch) writeMarks() error {
 	return nil
 }
 
+// chunkHosts returns the ids of the hosts of a chunk's marks.
+func chunkHosts(v []byte) ([]uint32, error) {
+	var ids []uint32
+	err := chunkMarks(v, func(qk []byte) error {
+		if id := binary.BigEndian.Uint32(qk); len(ids) == 0 || ids[len(ids)-1] != id {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// chunkMarks calls fn with the queue key of each mark of a chunk.
+func chunkMarks(v []byte, fn func(qk []byte) error) error {
+	for len(v) > 0 {
+		n := readyKeyLen
+		if len(v) > 4 && v[4] == classDelayed {
+			n = delayedKeyLen
+		}
+		if len(v) < n {
+			return fmt.Errorf("frontier: marks chunk: %w", errCorrupt)
+		}
+		if err := fn(v[:n]); err != nil {
+			return err
+		}
+		v = v[n:]
+	}
+	return nil
+}
+
 // loadMarks reads the live marks back. New calls it before anyone else
 // sees f.
-func (f *Frontier) loadMarks(marks, queue *bbolt.Bucket, byID map[uint32]*host) error {
+func (f *Frontier) loadMarks(marks, queue *bbolt.Bucket) error {
+	if k, _ := marks.Cursor().First(); len(k) == 8 {
+		f.oldest = binary.BigEndian.Uint64(k)
+	}
 	return marks.ForEach(func(k, v []byte) error {
 		if len(k) != 8 {
 			return fmt.Errorf("frontier: marks key %x: %w", k, errCorrupt)
 		}
 		key := binary.BigEndian.Uint64(k)
 		live := f.markN
-		for len(v) > 0 {
-			n := readyKeyLen
-			if len(v) > 4 && v[4] == classDelayed {
-				n = delayedKeyLen
-			}
-			if len(v) < n {
-				return fmt.Errorf("frontier: marks %d: %w", key, errCorrupt)
-			}
-			qk := v[:n]
-			v = v[n:]
+		err := chunkMarks(v, func(qk []byte) error {
 			m, seq, ok := markOf(qk)
-			h := byID[binary.BigEndian.Uint32(qk)]
+			h := f.byID[binary.BigEndian.Uint32(qk)]
 			if !ok || h == nil {
 				return fmt.Errorf("frontier: mark %x: %w", qk, errCorrupt)
 			}
 			if key <= h.rec.flushedTo {
-				continue // flushed since
+				return nil // flushed since
 			}
 			if queue.Get(qk) == nil {
 				return fmt.Errorf("frontier: marked entry %x missing: %w", qk, errCorrupt)
 			}
 			m.chunk = key
-			h.marks[seq] = m
+			h.marks = append(h.marks, markAdd{seq: seq, mark: m})
 			f.chunks[key]++
 			f.markN++
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		if f.markN == live {
 			f.deadChunks = append(f.deadChunks, key) // for the first batch to delete

@@ -167,10 +167,8 @@ type action struct {
 func (b *batch) finish(l *Lease, a action) error {
 	h := l.h
 	d := b.touch(h)
-	if a.done && a.revisitAt == 0 {
-		if ok, err := b.finishInPlace(l, d); ok || err != nil {
-			return err
-		}
+	if a.done && a.revisitAt == 0 && b.finishInPlace(l, d) {
+		return nil
 	}
 	k := b.keep(func(x []byte) []byte { return urlKey(x, h.id, l.Key[len(l.Origin):], l.Kind) })
 	v := b.urls.Get(k)
@@ -225,9 +223,9 @@ func (b *batch) finish(l *Lease, a action) error {
 // reading its record, if its queue entry is still where Next found it (no
 // Reschedule moved it). The lease's class and whether it is a revisit do
 // not change while it is out.
-func (b *batch) finishInPlace(l *Lease, d *hostDelta) (bool, error) {
+func (b *batch) finishInPlace(l *Lease, d *hostDelta) bool {
 	if b.queue.Get(l.qkey) == nil {
-		return false, nil
+		return false
 	}
 	b.markDone(l, d)
 	if l.delayed {
@@ -241,7 +239,7 @@ func (b *batch) finishInPlace(l *Lease, d *hostDelta) (bool, error) {
 		d.rec.done++
 	}
 	b.leases = append(b.leases, l)
-	return true, nil
+	return true
 }
 
 func (b *batch) putRecord(h *host, k []byte, r *record) error {

@@ -11,7 +11,7 @@ import (
 	"go.etcd.io/bbolt"
 )
 
-var propertySteps = flag.Int("frontier.steps", 1500, "steps of each run of TestLeaseStateMachine")
+var propertySteps = flag.Int("frontier.steps", 1000, "steps of each run of TestLeaseStateMachine")
 
 // mURL is the model of one URL.
 type mURL struct {
@@ -186,12 +186,12 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 42))
 	db := testDB(t, false)
 	opts := Options{MaxBatch: 1 + rng.IntN(8)}
-	fold, hostMarks, maxMarks := 1+rng.IntN(30), 1+rng.IntN(8), 1+rng.IntN(20)
+	fold, hostMarks, maxMarks, chunkAge := 1+rng.IntN(30), 1+rng.IntN(8), 1+rng.IntN(20), uint64(rng.IntN(10))
 	f, err := New(db, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.foldEvery, f.hostMarks, f.maxMarks = fold, hostMarks, maxMarks
+	f.foldEvery, f.hostMarks, f.maxMarks, f.chunkAge = fold, hostMarks, maxMarks, chunkAge
 	defer func() { _ = f.Close() }()
 	m := &model{urls: map[string]*mURL{}, hosts: map[string]*mHost{}}
 	now := t0.UnixNano()
@@ -429,7 +429,7 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			if f, err = New(db, opts); err != nil {
 				t.Fatal(err)
 			}
-			f.foldEvery, f.hostMarks, f.maxMarks = fold, hostMarks, maxMarks
+			f.foldEvery, f.hostMarks, f.maxMarks, f.chunkAge = fold, hostMarks, maxMarks, chunkAge
 			for _, u := range m.urls {
 				u.lease = nil
 			}

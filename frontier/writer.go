@@ -48,6 +48,7 @@ type batch struct {
 	arena   []byte
 	touched map[*host]*hostDelta
 	chunks  map[uint64]int64 // changes to Frontier.chunks
+	oldest  uint64           // Frontier.oldest, after the batch
 	order   []*hostDelta
 	leases  []*Lease // finished by this batch
 	logged  bool     // a log entry was written
@@ -288,6 +289,7 @@ func (b *batch) host(origin string) *host {
 		f.lastID++
 		h = newHost(f.lastID, hostRecord{origin: origin})
 		f.hosts[origin] = h
+		f.byID[h.id] = h
 	}
 	return h
 }
@@ -396,11 +398,9 @@ func (f *Frontier) apply(b *batch) {
 		h.rec = d.rec
 		if d.cleared {
 			f.markN -= len(h.marks)
-			clear(h.marks)
+			h.marks = h.marks[:0]
 		}
-		for _, a := range d.newMarks {
-			h.marks[a.seq] = a.mark
-		}
+		h.marks = append(h.marks, d.newMarks...)
 		f.markN += len(d.newMarks)
 		h.hint = min(h.hint, d.hint)
 		h.stalled = false
@@ -414,6 +414,7 @@ func (f *Frontier) apply(b *batch) {
 		}
 	}
 	f.deadChunks = nil
+	f.oldest = max(f.oldest, b.oldest)
 	switch {
 	case b.folded:
 		f.logN, f.dirty = 0, f.dirty[:0]
