@@ -121,6 +121,9 @@ func (c *Crawler) open() error {
 	start := c.now()
 	c.gate = politeness.New(gateConfig(c.cfg), start)
 	c.robots = politeness.NewRobotsCache(c.agent, 10000)
+	if c.cfg.Daemon.Enabled {
+		c.robots.SetMaxAge(c.cfg.Daemon.Recrawl)
+	}
 	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost)
 	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
 		return err

@@ -70,7 +70,7 @@ func (c *Crawler) restoreHosts(now time.Time) error {
 			}
 			origin := string(k)
 			c.robots.Restore(origin, st)
-			d, _ := st.Rules().ForAgent(c.conf().UserAgent).CrawlDelay()
+			d, _ := st.Rules().ForAgent(c.agent).CrawlDelay()
 			c.gate.SetCrawlDelay(origin, d, now)
 			return nil
 		})

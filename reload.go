@@ -52,6 +52,9 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 		}
 	}
 	c.gate.SetConfig(gateConfig(cfg), c.now())
+	if cfg.Daemon.Enabled {
+		c.robots.SetMaxAge(cfg.Daemon.Recrawl)
+	}
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
 	if _, err := c.front.Add(c.seedItems()); err != nil {
 		return notes, fmt.Errorf("queue new seeds: %w", err)

@@ -117,7 +117,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	c.countFetch(robotsResponse(f, took), f.Err)
 	st := c.robots.Store(origin, f, done)
 	c.metrics.robots.WithLabelValues(string(st.Result)).Inc()
-	d, _ := st.Rules().ForAgent(c.conf().UserAgent).CrawlDelay()
+	d, _ := st.Rules().ForAgent(c.agent).CrawlDelay()
 	c.gate.SetCrawlDelay(origin, d, done)
 	if st.Result == robots.ResultOK {
 		// Before the state is saved: a kill in between must not lose them.

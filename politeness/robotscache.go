@@ -30,8 +30,9 @@ const (
 //
 // A RobotsCache is safe for concurrent use.
 type RobotsCache struct {
-	agent string
-	max   int
+	agent  string
+	max    int
+	maxAge time.Duration // see SetMaxAge
 
 	mu    sync.Mutex
 	lru   *list.List // of *robotsEntry, most recently used first
@@ -80,11 +81,20 @@ func (c *RobotsCache) Lookup(origin string, now time.Time) (RobotsAction, *robot
 	switch {
 	case e.fetching:
 		return RobotsWait, nil, e.state
-	case e.group == nil || e.state.Due(now):
+	case e.group == nil || e.state.Due(now) || c.maxAge > 0 && now.Sub(e.state.FetchedAt) >= c.maxAge:
 		e.fetching = true
 		return RobotsFetch, nil, e.state
 	}
 	return RobotsReady, e.group, e.state
+}
+
+// SetMaxAge makes robots.txt due again d after each fetch, even when its
+// cache would keep it longer (a daemon revisits robots.txt with its pages);
+// 0 leaves it to the policy alone.
+func (c *RobotsCache) SetMaxAge(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxAge = d
 }
 
 // Store applies the result of a fetch begun by Lookup and returns the new

@@ -85,3 +85,16 @@ func TestRobotsCacheBounded(t *testing.T) {
 		t.Errorf("the newest host was dropped")
 	}
 }
+
+func TestRobotsCacheMaxAge(t *testing.T) {
+	c := NewRobotsCache("ExampleBot", 10)
+	c.SetMaxAge(10 * time.Minute)
+	c.Lookup(origin, t0)
+	c.Store(origin, robots.Fetch{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n")}, t0)
+	if act, _, _ := c.Lookup(origin, t0.Add(9*time.Minute)); act != RobotsReady {
+		t.Fatalf("before the max age: %v", act)
+	}
+	if act, _, _ := c.Lookup(origin, t0.Add(10*time.Minute)); act != RobotsFetch {
+		t.Fatalf("at the max age: %v, want RobotsFetch although the 24h cache holds", act)
+	}
+}
