@@ -1,12 +1,16 @@
 package crawler
 
 import (
+	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -164,5 +168,63 @@ func TestCrawlMirrorBrowsesOffline(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("the mirrored home page lacks %s:\n%s", want, body)
 		}
+	}
+}
+
+func TestCrawlWritesWARCAndRecordsCanonical(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.set("/", page{body: `<html><head><link rel="canonical" href="/home"><link rel="alternate" hreflang="fr" href="/fr/"></head><a href="/a">a</a></html>`})
+	s.html("/a")
+	s.html("/home")
+	s.html("/fr/")
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Output.WARC = t.TempDir()
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := frontier.Canonicalize(s.URL+"/", 0)
+	p, ok, err := c.pages.Get(key.Key)
+	if err != nil || !ok || p.Canonical != s.URL+"/home" || p.Hreflang["fr"] != s.URL+"/fr/" {
+		t.Errorf("page record of /: %+v, %v, %v; want its canonical and hreflang", p, ok, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(cfg.Output.WARC, "*.warc.gz"))
+	if len(files) != 1 {
+		t.Fatalf("WARC files: %v", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := storage.NewWARCReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("WARC record: %v", err)
+		}
+		if _, err := io.Copy(io.Discard, rec.Block); err != nil { // checks the digests
+			t.Fatalf("WARC block: %v", err)
+		}
+		types[rec.Header.Get("WARC-Type")]++
+	}
+	// Four pages (/, /a, /home, /fr/): a request and a response each.
+	if types["warcinfo"] != 1 || types["request"] != 4 || types["response"] != 4 {
+		t.Errorf("WARC records by type: %v", types)
 	}
 }

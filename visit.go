@@ -174,7 +174,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		if l.Kind == frontier.KindSitemap {
 			links = c.readSitemap(ctx, l, resp, &rec)
 		} else {
-			links = c.follow(l, resp)
+			links = c.follow(l, resp, &page)
 			if c.mirroring() {
 				page.MirrorPath = c.out.saveMirror(u, resp)
 			}
@@ -218,13 +218,15 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 
 // follow extracts the links of an HTML page (and, for the mirror, the
 // references of a stylesheet) unless robots meta tags or X-Robots-Tag say
-// nofollow.
-func (c *Crawler) follow(l *frontier.Lease, resp *response) []frontier.Item {
+// nofollow. A page's canonical URL and hreflang alternates go into its
+// record.
+func (c *Crawler) follow(l *frontier.Lease, resp *response, page *storage.Page) []frontier.Item {
 	base := mustParse(l.Request)
 	ct := resp.header.Get("Content-Type")
 	switch {
 	case isHTML(ct, resp.body):
 		e := extractHTML(resp.body, ct, base, c.agent)
+		page.Canonical, page.Hreflang = e.canonical, e.hreflang
 		if c.conf().Links.HonorMetaRobots {
 			if nf, _ := xRobotsTag(resp.header, c.agent); nf || e.nofollow {
 				return c.admit(l, requisitesOnly(e.links))

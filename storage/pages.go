@@ -38,6 +38,10 @@ type Page struct {
 	Unchanged    int           `json:"same,omitempty"`   // consecutive visits that found no change
 	MirrorPath   string        `json:"mirror,omitempty"` // as Mirror.Write returned it
 	WARC         WARCRef       `json:"warc,omitzero"`    // the record holding the payload
+	// Canonical is the page's <link rel=canonical>, and Hreflang its
+	// alternates by language (<link rel=alternate hreflang>).
+	Canonical string            `json:"canonical,omitempty"`
+	Hreflang  map[string]string `json:"hreflang,omitempty"`
 	// Relinked is set once the mirrored file's links were rewritten to
 	// mirror paths (mirror_links: relative); a new body clears it.
 	Relinked bool `json:"relinked,omitempty"`
