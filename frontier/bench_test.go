@@ -21,7 +21,7 @@ var (
 	benchHosts   = flag.Int("frontier.hosts", 10_000, "hosts of BenchmarkFrontier")
 	benchWorkers = flag.Int("frontier.workers", 16, "goroutines adding, and draining, in BenchmarkFrontier")
 	benchBatch   = flag.Int("frontier.batch", 50, "links per Add in BenchmarkFrontier")
-	benchAddOnly = flag.Bool("frontier.addonly", false, "BenchmarkFrontier only adds")
+	benchAddOnly = flag.Bool("frontier.addonly", false, "BenchmarkFrontier only adds, and reports no drain")
 )
 
 // BenchmarkFrontier adds -frontier.n distinct URLs across -frontier.hosts

@@ -25,7 +25,7 @@ import (
 // its host.
 const (
 	defaultHostMarks = 16      // a host is flushed when it has this many marks
-	defaultMaxMarks  = 1 << 18 // beyond this many in all, hosts are flushed in turns
+	defaultMaxMarks  = 1 << 17 // beyond this many in all, hosts are flushed in turns
 	defaultChunkAge  = 4096    // older chunks' hosts are flushed in turns
 	flushTurn        = 64      // hosts flushed per transaction in those turns
 )

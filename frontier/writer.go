@@ -146,7 +146,7 @@ func (f *Frontier) writeLoop() {
 			}
 		}
 		peak = max(float64(len(group)), peak*0.99)
-		if b != nil && cap(b.arena) <= 4<<20 {
+		if b != nil && cap(b.arena) <= 1<<20 {
 			arena = b.arena
 		}
 		start := time.Now()
@@ -180,7 +180,7 @@ func (f *Frontier) commit(group []*op, arena []byte) []byte {
 	results := make([]opResult, len(group))
 	for len(group) > 0 {
 		b, failed, err := f.try(group, results, arena[:0])
-		if b != nil && cap(b.arena) <= 4<<20 {
+		if b != nil && cap(b.arena) <= 1<<20 {
 			arena = b.arena
 		}
 		switch {
