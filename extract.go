@@ -2,12 +2,14 @@ package crawler
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
 
@@ -60,104 +62,166 @@ func isCSS(contentType string) bool {
 }
 
 // extractHTML parses an HTML page fetched from pageURL and returns its links,
-// resolved against <base href> when there is one. agent is our product token,
-// for <meta name=AGENT content=...>. Unparseable hrefs are skipped.
+// in document order, resolved against <base href> when there is one. agent
+// is our product token, for <meta name=AGENT content=...>. Unparseable hrefs
+// are skipped.
+//
+// The page is parsed as a browser without scripts would (so the content of
+// <noscript> counts, as it does for wget) and walked once.
 func extractHTML(body []byte, contentType string, pageURL *url.URL, agent string) extracted {
 	var out extracted
-	r, err := charset.NewReader(bytes.NewReader(body), contentType)
-	if err != nil {
-		r = bytes.NewReader(body)
+	var r io.Reader = bytes.NewReader(body)
+	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
+		r = enc.NewDecoder().Reader(r)
 	}
-	doc, err := goquery.NewDocumentFromReader(r)
+	root, err := html.ParseWithOptions(r, html.ParseOptionEnableScripting(false))
 	if err != nil {
 		return out
 	}
-	base := pageURL
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok {
-		if b, err := pageURL.Parse(strings.TrimSpace(href)); err == nil {
-			base = b
+	var refs []ref
+	base := ""
+	goquery.NewDocumentFromNode(root).Find("*").Each(func(_ int, s *goquery.Selection) {
+		if css, ok := s.Attr("style"); ok {
+			refs = appendCSS(refs, css)
 		}
-	}
-	add := func(raw string, kind linkKind, nofollow bool) *url.URL {
-		raw = strings.TrimSpace(raw)
-		if raw == "" || strings.HasPrefix(raw, "#") {
-			return nil
-		}
-		u, err := base.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil
-		}
-		out.links = append(out.links, link{url: u, kind: kind, nofollow: nofollow})
-		return u
-	}
-
-	doc.Find("meta[name]").Each(func(_ int, s *goquery.Selection) {
-		name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", "")))
-		if name == "robots" || (agent != "" && name == strings.ToLower(agent)) {
-			nofollow, noindex := robotsDirectives(s.AttrOr("content", ""))
-			out.nofollow = out.nofollow || nofollow
-			out.noindex = out.noindex || noindex
-		}
-	})
-	doc.Find("a[href], area[href]").Each(func(_ int, s *goquery.Selection) {
-		add(s.AttrOr("href", ""), linkAnchor, hasToken(s.AttrOr("rel", ""), "nofollow"))
-	})
-	doc.Find("frame[src], iframe[src]").Each(func(_ int, s *goquery.Selection) {
-		add(s.AttrOr("src", ""), linkFrame, false)
-	})
-	doc.Find("link[href]").Each(func(_ int, s *goquery.Selection) {
-		rel, href := s.AttrOr("rel", ""), s.AttrOr("href", "")
-		switch {
-		case hasToken(rel, "canonical"):
-			if u := add(href, linkCanonical, false); u != nil && out.canonical == "" {
-				out.canonical = u.String()
+		switch goquery.NodeName(s) {
+		case "base":
+			if href, ok := s.Attr("href"); ok && base == "" {
+				base = href
 			}
-		case hasToken(rel, "alternate"), hasToken(rel, "next"), hasToken(rel, "prev"):
-			u := add(href, linkAlternate, hasToken(rel, "nofollow"))
-			if lang := strings.TrimSpace(s.AttrOr("hreflang", "")); u != nil && lang != "" {
-				if out.hreflang == nil {
-					out.hreflang = map[string]string{}
+		case "meta":
+			refs = metaRefs(refs, s, agent, &out)
+		case "a", "area":
+			refs = appendRef(refs, s, "href", linkAnchor)
+			if len(refs) > 0 && hasToken(s.AttrOr("rel", ""), "nofollow") {
+				refs[len(refs)-1].nofollow = true
+			}
+		case "frame", "iframe":
+			refs = appendRef(refs, s, "src", linkFrame)
+		case "link":
+			refs = linkRefs(refs, s)
+		case "img", "source":
+			refs = appendRef(refs, s, "src", linkRequisite)
+			for _, c := range strings.Split(s.AttrOr("srcset", ""), ",") {
+				if f := strings.Fields(c); len(f) > 0 {
+					refs = append(refs, ref{raw: f[0], kind: linkRequisite})
 				}
-				out.hreflang[lang] = u.String()
 			}
-		case hasToken(rel, "stylesheet"), hasToken(rel, "icon"), hasToken(rel, "preload"):
-			add(href, linkRequisite, false)
+		case "script", "audio", "embed", "track":
+			refs = appendRef(refs, s, "src", linkRequisite)
+		case "video":
+			refs = appendRef(refs, s, "src", linkRequisite)
+			refs = appendRef(refs, s, "poster", linkRequisite)
+		case "input":
+			if strings.EqualFold(strings.TrimSpace(s.AttrOr("type", "")), "image") {
+				refs = appendRef(refs, s, "src", linkRequisite)
+			}
+		case "object":
+			refs = appendRef(refs, s, "data", linkRequisite)
+		case "body", "table", "td", "th":
+			refs = appendRef(refs, s, "background", linkRequisite)
+		case "style":
+			refs = appendCSS(refs, s.Text())
 		}
 	})
-	doc.Find(`meta[http-equiv]`).Each(func(_ int, s *goquery.Selection) {
-		if strings.EqualFold(strings.TrimSpace(s.AttrOr("http-equiv", "")), "refresh") {
-			if target := refreshURL(s.AttrOr("content", "")); target != "" {
-				add(target, linkRefresh, false)
-			}
-		}
-	})
-	for _, sel := range []struct{ query, attr string }{
-		{"img[src]", "src"}, {"script[src]", "src"}, {"source[src]", "src"},
-		{"video[poster]", "poster"}, {"audio[src]", "src"}, {"embed[src]", "src"},
-		{"input[type=image][src]", "src"}, {"track[src]", "src"},
-	} {
-		doc.Find(sel.query).Each(func(_ int, s *goquery.Selection) {
-			add(s.AttrOr(sel.attr, ""), linkRequisite, false)
-		})
+
+	resolveAt := pageURL
+	if b, err := pageURL.Parse(strings.TrimSpace(base)); base != "" && err == nil {
+		resolveAt = b
 	}
-	doc.Find("img[srcset], source[srcset]").Each(func(_ int, s *goquery.Selection) {
-		for _, c := range strings.Split(s.AttrOr("srcset", ""), ",") {
-			if f := strings.Fields(c); len(f) > 0 {
-				add(f[0], linkRequisite, false)
+	for _, rf := range refs {
+		raw := strings.TrimSpace(rf.raw)
+		if raw == "" || strings.HasPrefix(raw, "#") {
+			continue
+		}
+		u, err := resolveAt.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			continue
+		}
+		out.links = append(out.links, link{url: u, kind: rf.kind, nofollow: rf.nofollow})
+		if rf.kind == linkCanonical && out.canonical == "" {
+			out.canonical = u.String()
+		}
+		if rf.hreflang != "" {
+			if out.hreflang == nil {
+				out.hreflang = map[string]string{}
 			}
+			out.hreflang[rf.hreflang] = u.String()
 		}
-	})
-	doc.Find("style").Each(func(_ int, s *goquery.Selection) {
-		for _, raw := range cssURLs(s.Text()) {
-			add(raw, linkRequisite, false)
-		}
-	})
-	doc.Find("[style]").Each(func(_ int, s *goquery.Selection) {
-		for _, raw := range cssURLs(s.AttrOr("style", "")) {
-			add(raw, linkRequisite, false)
-		}
-	})
+	}
 	return out
+}
+
+// ref is a link as written in a page, before it is resolved.
+type ref struct {
+	raw      string
+	kind     linkKind
+	nofollow bool
+	hreflang string
+}
+
+// appendRef adds the URL in attribute attr of s, if it has one.
+func appendRef(refs []ref, s *goquery.Selection, attr string, kind linkKind) []ref {
+	if v, ok := s.Attr(attr); ok {
+		refs = append(refs, ref{raw: v, kind: kind})
+	}
+	return refs
+}
+
+// appendCSS adds the url() and @import references of a stylesheet's text.
+func appendCSS(refs []ref, css string) []ref {
+	for _, raw := range cssURLs(css) {
+		refs = append(refs, ref{raw: raw, kind: linkRequisite})
+	}
+	return refs
+}
+
+// metaRefs reads a <meta>: robots directives for everyone or for our
+// agent, and the target of a refresh.
+func metaRefs(refs []ref, s *goquery.Selection, agent string, out *extracted) []ref {
+	name := strings.TrimSpace(s.AttrOr("name", ""))
+	if strings.EqualFold(name, "robots") || (agent != "" && strings.EqualFold(name, agent)) {
+		nofollow, noindex := robotsDirectives(s.AttrOr("content", ""))
+		out.nofollow = out.nofollow || nofollow
+		out.noindex = out.noindex || noindex
+	}
+	if strings.EqualFold(strings.TrimSpace(s.AttrOr("http-equiv", "")), "refresh") {
+		if target := refreshURL(s.AttrOr("content", "")); target != "" {
+			refs = append(refs, ref{raw: target, kind: linkRefresh})
+		}
+	}
+	return refs
+}
+
+// linkRefs reads a <link href> by its rel: a canonical; navigation between
+// pages (alternate with its hreflang, next, prev and the other HTML 4 link
+// types that name documents), followed as links; or what a page needs to
+// display (stylesheets, icons, preloads, a manifest, an OpenSearch
+// description), fetched for the mirror. Other rels, such as preconnect or
+// dns-prefetch, name no document.
+func linkRefs(refs []ref, s *goquery.Selection) []ref {
+	href, ok := s.Attr("href")
+	if !ok {
+		return refs
+	}
+	rel := s.AttrOr("rel", "")
+	nofollow := hasToken(rel, "nofollow")
+	for _, tok := range strings.Fields(strings.ToLower(rel)) {
+		switch tok {
+		case "canonical":
+			return append(refs, ref{raw: href, kind: linkCanonical})
+		case "alternate", "next", "prev", "previous", "first", "last", "up", "index", "contents", "start":
+			lang := ""
+			if tok == "alternate" {
+				lang = strings.TrimSpace(s.AttrOr("hreflang", ""))
+			}
+			return append(refs, ref{raw: href, kind: linkAlternate, nofollow: nofollow, hreflang: lang})
+		case "stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon",
+			"preload", "modulepreload", "manifest", "search":
+			return append(refs, ref{raw: href, kind: linkRequisite})
+		}
+	}
+	return refs
 }
 
 // extractCSS returns the url() and @import references of a stylesheet,

@@ -189,3 +189,61 @@ func TestReadBodyBomb(t *testing.T) {
 		t.Fatalf("bomb: %d bytes, cut=%v, err=%v", len(got), cut, err)
 	}
 }
+
+// FuzzExtractHTML checks that any page extracts without panicking, that
+// every link is absolute http(s), and that the canonical and hreflang URLs
+// are among the links.
+func FuzzExtractHTML(f *testing.F) {
+	files, _ := filepath.Glob("testdata/extract/*.html")
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b, "text/html")
+		}
+	}
+	f.Add([]byte(`<base href="//x"><a href="../a">`), "text/html; charset=iso-8859-1")
+	f.Add([]byte("<style>@import 'a.css'</style><p style=\"background:url(b)\">"), "")
+	page, _ := url.Parse("http://example.com/dir/page.html")
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		e := extractHTML(body, contentType, page, "ExampleBot")
+		found := map[string]bool{}
+		for _, l := range e.links {
+			if l.url == nil || (l.url.Scheme != "http" && l.url.Scheme != "https") {
+				t.Fatalf("link %v is not absolute http(s)", l.url)
+			}
+			found[l.url.String()] = true
+		}
+		if e.canonical != "" && !found[e.canonical] {
+			t.Fatalf("canonical %q is not among the links", e.canonical)
+		}
+		for lang, u := range e.hreflang {
+			if !found[u] {
+				t.Fatalf("hreflang %s=%q is not among the links", lang, u)
+			}
+		}
+	})
+}
+
+// BenchmarkExtractHTML extracts the links of a 60 KB documentation-like page
+// with 400 anchors, a stylesheet, scripts and images.
+func BenchmarkExtractHTML(b *testing.B) {
+	var page strings.Builder
+	page.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>Chapter</title>
+<link rel="stylesheet" href="/css/site.css"><link rel="next" href="ch2.html"><script src="/js/app.js"></script></head><body>`)
+	for i := range 400 {
+		fmt.Fprintf(&page, `<div class="toc"><p>Section %d of the manual, with some prose around the link: `+
+			`<a href="/docs/section-%d.html#anchor">section %d</a> and <em>emphasis</em>.</p></div>`+"\n", i, i, i)
+		if i%40 == 0 {
+			fmt.Fprintf(&page, `<img src="/img/figure-%d.png" alt="figure">`, i)
+		}
+	}
+	page.WriteString(`</body></html>`)
+	body := []byte(page.String())
+	u, _ := url.Parse("http://example.com/docs/chapter.html")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := extractHTML(body, "text/html", u, "ExampleBot"); len(e.links) != 413 {
+			b.Fatalf("%d links", len(e.links))
+		}
+	}
+}

@@ -15,8 +15,8 @@ import (
 //
 // Every URL the crawler follows or mirrors is rewritten: a, area and link
 // href; frame, iframe, img, script, source, audio, video, embed and track
-// src; video poster; input type=image src; each candidate of img and source
-// srcset; url() and @import in style attributes and <style> elements; the
+// src; video poster; input type=image src; object data; body, table, td
+// and th background; each candidate of img and source srcset; url() and @import in style attributes and <style> elements; the
 // URL of a meta refresh. Each is resolved against page, or the first
 // <base href>, and resolve is called with the absolute URL, without its
 // fragment. When resolve says ok, the reference becomes
@@ -30,7 +30,7 @@ import (
 // The href of every <base> element is removed, since relative links in the
 // mirror must resolve against the file's own location; for the same reason
 // the URL attributes the crawler does not follow (form action, formaction,
-// cite, background, object data, img longdesc) are made absolute.
+// cite, img longdesc) are made absolute.
 //
 // Everything else is kept byte for byte: only the values that change are
 // written again, in their original quotes (double quotes when they had
@@ -377,11 +377,11 @@ func attrKind(tag, key []byte) int {
 		}
 	case "body", "table", "td", "th":
 		if k == "background" {
-			return attrOther
+			return attrURL
 		}
 	case "object":
 		if k == "data" {
-			return attrOther
+			return attrURL
 		}
 	}
 	return attrNone

@@ -77,7 +77,7 @@ func TestRewriteGolden(t *testing.T) {
 		file, page string
 		count      int
 	}{
-		{"attributes.html", "http://example.com/docs/page.html", 43},
+		{"attributes.html", "http://example.com/docs/page.html", 45},
 		{"base.html", "http://example.com/docs/page.html", 5},
 		{"entities.html", "http://example.com/docs/page.html", 9},
 		{"uppercase.html", "http://example.com/docs/page.html", 13},
