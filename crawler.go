@@ -240,9 +240,14 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	stopProgress()
 	var broken int
 	if ctx.Err() == nil && err == nil && !c.cfg.Daemon.Enabled {
+		if !c.limitReached() {
+			if perr := c.recordParked(); perr != nil {
+				err = fmt.Errorf("record the URLs of parked hosts: %w", perr)
+			}
+		}
 		// The pass is over: the mirror's links can point at its files.
 		report, rerr := c.relinkMirror()
-		err, broken = rerr, len(report.Broken)+report.Unlisted
+		err, broken = errors.Join(err, rerr), len(report.Broken)+report.Unlisted
 	}
 	if ferr := c.out.flush(); ferr != nil {
 		err = errors.Join(err, ferr)

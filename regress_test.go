@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -190,5 +191,38 @@ func TestAdHocGivesUpOnHugeCrawlDelay(t *testing.T) {
 	}
 	if n := len(s.hits()); n != 1 {
 		t.Errorf("%d distinct requests; only robots.txt may be asked for", n)
+	}
+}
+
+// URLs queued on a host the crawl gave up on still get an inventory record
+// each, saying why they were not fetched, and a resume does not contact
+// the host again.
+func TestParkedHostsURLsAreRecorded(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	b.set("/robots.txt", page{status: 503, headers: map[string]string{"Retry-After": "7200"}})
+	a.html("/", b.URL+"/1", b.URL+"/2")
+	b.html("/1")
+	b.html("/2")
+	cfg := testConfig(t, a.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL, b.URL}
+	sum, err, _ := runFor(t, cfg, 20*time.Second)
+	if err != nil || len(sum.Parked) != 1 || sum.Parked[0].Origin != b.URL {
+		t.Fatalf("err %v, parked %+v; want %s parked", err, sum.Parked, b.URL)
+	}
+	inv := inventory(t, cfg.Output.URLs)
+	for _, u := range []string{b.URL + "/1", b.URL + "/2"} {
+		r, ok := inv[u]
+		if !ok || r.Status != 0 || !strings.Contains(r.Error, "host parked") {
+			t.Errorf("record of %s = %+v (found %v); want an error saying the host was parked", u, r, ok)
+		}
+	}
+	before := len(b.log)
+	sum, err, _ = runFor(t, cfg, 20*time.Second)
+	if err != nil || len(b.log) != before {
+		t.Errorf("resume: err %v, %d new requests to the parked host", err, len(b.log)-before)
+	}
+	if len(sum.Parked) != 1 {
+		t.Errorf("resume: parked %+v; want the host still parked", sum.Parked)
 	}
 }

@@ -410,6 +410,42 @@ func (c *Crawler) park(origin, reason string) {
 	}
 }
 
+// recordParked ends an ad hoc crawl's URLs still queued on parked hosts,
+// each with an inventory record that says why it was not fetched, so that
+// an audit sees every URL found. It runs once the rest is drained; each
+// host is unparked in the frontier only to hand its URLs out (Next at a time
+// past any wait), and parked again, in the gate too, for a later resume.
+func (c *Crawler) recordParked() error {
+	for _, h := range c.front.Hosts() {
+		if !h.Parked || h.Queued == 0 {
+			continue
+		}
+		if err := c.front.Unpark(h.Origin); err != nil {
+			return err
+		}
+		c.front.SetReady(h.Origin, time.Time{}) // the gate left it busy when it parked
+		for {
+			l, _, err := c.front.Next(farFuture)
+			if err != nil {
+				return err
+			}
+			if l == nil {
+				break
+			}
+			// Only a parked host has URLs left, so l is of h.Origin.
+			c.finish(l, storage.Record{Error: "not fetched: host parked: " + h.ParkReason}, nil, nil)
+			c.front.SetReady(l.Origin, time.Time{})
+		}
+		if err := c.front.Park(h.Origin, h.ParkReason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// farFuture is later than any wait the frontier may hold.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func (c *Crawler) persistWait(origin string, until time.Time) {
 	if err := c.front.SetHostWait(origin, until); err != nil {
 		c.fail("save host wait", err)
