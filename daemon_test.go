@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -158,5 +159,93 @@ func TestDaemonRevisits(t *testing.T) {
 	}
 	if newsFetches < 2 {
 		t.Errorf("/news fetched %d times; its sitemap lastmod moved, so it is due again", newsFetches)
+	}
+}
+
+// A daemon fetches robots.txt again when its max-age runs out and, from the
+// moment it has the tightened file, requests nothing it forbids.
+func TestDaemonObeysTightenedRobots(t *testing.T) {
+	var mu sync.Mutex
+	tightened, served := false, false // served: the tightened file went out
+	var after []string                // requests after it went out
+	var private int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if served {
+			after = append(after, r.URL.Path)
+		}
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Cache-Control", "max-age=1")
+			if tightened {
+				fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+				served = true
+			}
+		case "/":
+			fmt.Fprint(w, `<a href="/private/p">p</a> <a href="/open">o</a>`)
+		case "/private/p":
+			private++
+			fmt.Fprint(w, "private")
+		case "/open":
+			fmt.Fprint(w, "open")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour // only max-age brings robots.txt back
+	cfg.Daemon.MaxInterval = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		p := private
+		mu.Unlock()
+		if p > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("/private/p never fetched under the first robots.txt")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	tightened = true
+	mu.Unlock()
+	// Once the first copy's max-age has run out, /private/p is made due
+	// again, as a moved sitemap lastmod would: robots.txt must be fetched
+	// again before it, and forbid it.
+	time.Sleep(1200 * time.Millisecond)
+	if _, err := c.front.Reschedule(srv.URL+"/private/p", frontier.KindPage, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if !served {
+		t.Fatal("robots.txt was not fetched again after its max-age of 1 s")
+	}
+	for _, p := range after {
+		if strings.HasPrefix(p, "/private/") {
+			t.Errorf("%s requested after the tightened robots.txt went out (requests since: %v)", p, after)
+		}
 	}
 }

@@ -10,8 +10,10 @@ const (
 	// CacheMax is the longest a good copy is used before it is fetched
 	// again (RFC 9309 §2.4); a shorter Cache-Control max-age wins.
 	CacheMax = 24 * time.Hour
-	// CacheMin is the shortest: max-age=0 and no-store still let the copy
-	// decide until then, so that robots.txt is not fetched before every URL.
+	// CacheMin is how long a copy served with max-age=0, no-cache or
+	// no-store is used, so that robots.txt is not fetched before every URL
+	// (many servers send no-cache on everything). A positive max-age is
+	// the site owner's own word and is kept to, however short.
 	CacheMin = time.Minute
 	// RetryMin and RetryMax bound the backoff between fetches while
 	// robots.txt is unreachable: RetryMin after the first failure, doubling.
@@ -138,7 +140,7 @@ func (s State) Due(now time.Time) bool { return !now.Before(s.NextFetch) }
 //
 //   - 2xx: the body is the rules, and the last good copy, until it is
 //     fetched again after CacheMax, or after a shorter Cache-Control max-age
-//     (at least CacheMin).
+//     (CacheMin for max-age=0, no-cache and no-store).
 //   - 4xx but 429: everything is allowed, for as long as a good copy.
 //   - 429, 5xx, no response: everything is disallowed,
 //     and robots.txt is fetched again after a backoff from RetryMin
@@ -175,14 +177,16 @@ func Update(prev State, f Fetch, now time.Time) State {
 	return s
 }
 
-// cacheFor is how long an answer is used: CacheMax, or a shorter max-age,
-// but at least CacheMin.
+// cacheFor is how long an answer is used: CacheMax, or a shorter positive
+// max-age, or CacheMin when the answer asked not to be kept at all.
 func cacheFor(f Fetch) time.Duration {
-	d := CacheMax
-	if f.HasMaxAge {
-		d = min(d, f.MaxAge)
+	switch {
+	case !f.HasMaxAge:
+		return CacheMax
+	case f.MaxAge <= 0:
+		return CacheMin
 	}
-	return max(d, CacheMin)
+	return min(f.MaxAge, CacheMax)
 }
 
 // retryAfter is the wait after the n-th failure in a row: RetryMin doubling

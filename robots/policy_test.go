@@ -57,6 +57,7 @@ func TestUpdateAnswers(t *testing.T) {
 		{"200 max-age 1h", Fetch{Status: 200, Body: []byte(goodBody), HasMaxAge: true, MaxAge: time.Hour}, time.Hour, false},
 		{"200 max-age 2d", Fetch{Status: 200, Body: []byte(goodBody), HasMaxAge: true, MaxAge: 2 * day}, day, false},
 		{"200 max-age 0", Fetch{Status: 200, Body: []byte(goodBody), HasMaxAge: true}, CacheMin, false},
+		{"200 max-age 5s", Fetch{Status: 200, Body: []byte(goodBody), HasMaxAge: true, MaxAge: 5 * time.Second}, 5 * time.Second, false},
 		{"404", Fetch{Status: 404, Body: []byte(goodBody)}, day, true},
 		{"403 max-age 10m", Fetch{Status: 403, HasMaxAge: true, MaxAge: 10 * time.Minute}, 10 * time.Minute, true},
 		{"200 after 5 redirects", Fetch{Status: 200, Redirects: 5, Body: []byte(goodBody)}, day, false},
