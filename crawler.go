@@ -90,6 +90,7 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	db, err := bbolt.Open(filepath.Join(cfg.StateDir, "crawl.db"), 0o644, &bbolt.Options{
 		Timeout:      2 * time.Second,
 		FreelistType: bbolt.FreelistMapType,
+		PageSize:     frontier.PageSize,
 	})
 	if err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +24,7 @@ var (
 	benchWorkers = flag.Int("frontier.workers", 16, "goroutines adding, and draining, in BenchmarkFrontier")
 	benchBatch   = flag.Int("frontier.batch", 50, "links per Add in BenchmarkFrontier")
 	benchAddOnly = flag.Bool("frontier.addonly", false, "BenchmarkFrontier only adds, and reports no drain")
+	benchHeap    = flag.String("frontier.heapprofile", "", "write heap profiles to this path plus -add and -drain at the end of each phase")
 )
 
 // BenchmarkFrontier adds -frontier.n distinct URLs across -frontier.hosts
@@ -58,8 +61,11 @@ func BenchmarkFrontier(b *testing.B) {
 			b.Fatalf("after adding %d: %+v", n, s)
 		}
 		addedSize := fileSize(b, path)
+		writeHeapProfile(b, "-add")
+		addAll, addLive := peak()
+		b.Logf("add: peak heap %.1f MiB, live %.1f MiB", float64(addAll)/(1<<20), float64(addLive)/(1<<20))
 		if *benchAddOnly {
-			all, live := peak()
+			all, live := addAll, addLive
 			b.ReportMetric(float64(n)/addTime.Seconds(), "add-urls/s")
 			b.ReportMetric(float64(all)/(1<<20), "peak-heap-MiB")
 			b.ReportMetric(float64(live)/(1<<20), "peak-live-heap-MiB")
@@ -69,6 +75,7 @@ func BenchmarkFrontier(b *testing.B) {
 		}
 
 		st0 := f.db.Stats()
+		peak = watchHeap()
 		start = time.Now()
 		var handed atomic.Int64
 		parallel(workers, func(int) {
@@ -104,7 +111,10 @@ func BenchmarkFrontier(b *testing.B) {
 		if s := f.Stats(); s.Done != int64(n) || handed.Load() != int64(n) {
 			b.Fatalf("after draining: %+v, %d handed out", s, handed.Load())
 		}
+		writeHeapProfile(b, "-drain")
 		heapAll, heapLive := peak()
+		b.Logf("drain: peak heap %.1f MiB, live %.1f MiB", float64(heapAll)/(1<<20), float64(heapLive)/(1<<20))
+		heapAll, heapLive = max(heapAll, addAll), max(heapLive, addLive)
 		if err := f.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -138,6 +148,25 @@ func benchBatchItems(b *testing.B, items []Item, i int64, size int) []Item {
 	return items
 }
 
+// writeHeapProfile writes the live heap to -frontier.heapprofile plus
+// suffix, when the flag is set: at the end of each phase after a GC, and
+// as the live heap peaks ("-peak", with b nil).
+func writeHeapProfile(b *testing.B, suffix string) {
+	if *benchHeap == "" {
+		return
+	}
+	out, err := os.Create(*benchHeap + suffix)
+	if err == nil {
+		if suffix != "-peak" {
+			runtime.GC()
+		}
+		err = errors.Join(pprof.WriteHeapProfile(out), out.Close())
+	}
+	if err != nil && b != nil {
+		b.Fatal(err)
+	}
+}
+
 func parallel(n int, fn func(int)) {
 	var wg sync.WaitGroup
 	for w := range n {
@@ -159,12 +188,18 @@ func fileSize(b *testing.B, path string) int64 {
 // included) and of the live heap (as marked by the last GC).
 func watchHeap() func() (all, live uint64) {
 	stop, done := make(chan struct{}), make(chan struct{})
-	var peakAll, peakLive uint64
+	var peakAll, peakLive, profiled uint64
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	read := func() {
 		metrics.Read(sample)
 		peakAll = max(peakAll, sample[0].Value.Uint64())
-		peakLive = max(peakLive, sample[1].Value.Uint64())
+		if live := sample[1].Value.Uint64(); live > peakLive {
+			if *benchHeap != "" && live > profiled+1<<20 {
+				writeHeapProfile(nil, "-peak")
+				profiled = live
+			}
+			peakLive = live
+		}
 	}
 	runtime.GC()
 	go func() {

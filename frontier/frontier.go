@@ -82,6 +82,14 @@ type Frontier struct {
 	wakeTaken   bool
 }
 
+// PageSize is the page size of a new database, for Open and for callers of
+// New. bbolt remembers, for every page a transaction allocated from its
+// freelist, which transaction it was, until the page is freed again: a map
+// that grows towards one entry per page of the file as a crawl rewrites its
+// queues. Pages of 16 KiB, four times the usual, keep that map (and the
+// freelist) a quarter the size: about 5 MiB at 10 million URLs.
+const PageSize = 16 << 10
+
 // Open opens (creating it if needed) the bbolt database at path for the
 // frontier alone, as tests and benchmarks do; Close closes it. It waits at
 // most 10 s for another process's lock on the file.
@@ -90,6 +98,7 @@ func Open(path string, opts Options) (*Frontier, error) {
 		Timeout:         10 * time.Second,
 		FreelistType:    bbolt.FreelistMapType,
 		InitialMmapSize: 1 << 30,
+		PageSize:        PageSize,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
