@@ -65,7 +65,9 @@
 //     "ExampleBot/1.0 (+https://example.com/bot)"). Google's library takes
 //     the agent as a bare token. An agent whose leading word is followed by
 //     anything else ("Foo Bar", "Foobot*", "Foobot2") matches no group, which
-//     is what Google's library does with it too.
+//     is what Google's library does with it too. An empty agent, as there,
+//     matches the user-agent lines that start with no token ("User-agent:",
+//     "User-agent: 123").
 //   - The body is cut at 500 KiB, as Googlebot does; the library reads all.
 //
 // # Fetch policy

@@ -242,7 +242,7 @@ func inCommonDomain(robots, agent, url string) bool {
 	if needsNormalizing(robots) || needsNormalizing(url) || refPath(url) == "/robots.txt" {
 		return false
 	}
-	return agent != "" && ProductToken(agent) == agent
+	return ProductToken(agent) == agent // "" included: Google compares it too
 }
 
 // randomRobots builds a robots.txt from pieces that exercise the grammar:
@@ -251,7 +251,7 @@ func inCommonDomain(robots, agent, url string) bool {
 func randomRobots(r *rand.Rand) string {
 	keys := []string{"user-agent", "User-Agent", "useragent", "user agent", "allow", "ALLOW", "disallow",
 		"Disallow", "dissallow", "disalow", "disallaw", "sitemap", "crawl-delay", "foo", "allowed", "disallowing", ""}
-	agents := []string{"*", "* foo", "*foo", "FooBot", "foobot", "FooBot/1.0", "BarBot", "Bar Bot", "baz", "", "Foo-Bot_2"}
+	agents := []string{"*", "* foo", "*foo", "FooBot", "foobot", "FooBot/1.0", "BarBot", "Bar Bot", "baz", "", "Foo-Bot_2", "123"}
 	var b strings.Builder
 	lines := r.IntN(14)
 	for range lines {
@@ -323,7 +323,7 @@ func randomURL(r *rand.Rand, body string) string {
 // random robots.txt files, agents and URLs in the common domain.
 func TestDifferentialGoogle(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	agents := []string{"FooBot", "foobot", "BarBot", "baz", "Foo-Bot_", "QuxBot"}
+	agents := []string{"FooBot", "foobot", "BarBot", "baz", "Foo-Bot_", "QuxBot", ""}
 	checked := 0
 	for range 3000 {
 		body := randomRobots(r)

@@ -43,7 +43,7 @@ type Rules struct {
 
 // group is one group as written: its user-agent lines and its rules.
 type group struct {
-	agents []string // product tokens of the user-agent lines, "*" excepted
+	agents []string // product tokens of the user-agent lines, "*" excepted; "" when a line has none
 	global bool     // one of the user-agent lines is "*"
 	rules  []rawRule
 	delays []delay
@@ -213,9 +213,9 @@ func (p *parser) userAgent(value string) {
 		g.global = true
 		return
 	}
-	if tok := lineToken(value); tok != "" {
-		g.agents = append(g.agents, tok)
-	}
+	// A line whose value starts with no token ("User-agent:", "123") is
+	// kept as "": Google's library matches it with an empty agent.
+	g.agents = append(g.agents, lineToken(value))
 }
 
 // splitKeyValue splits a trimmed, non-empty line at its first colon. Without

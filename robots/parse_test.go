@@ -48,7 +48,12 @@ func TestParseSyntax(t *testing.T) {
 		{"longer token", "user-agent: FooBotX\ndisallow: /\n", "FooBot", site + "/x", true},
 		{"agent with version", "user-agent: FooBot\ndisallow: /\n", "FooBot/1.0 (+http://foo.bar)", site + "/x", false},
 		{"agent not a token", "user-agent: FooBot\ndisallow: /\n", "FooBot (+http://foo.bar)", site + "/x", true},
-		{"empty agent line", "user-agent:\ndisallow: /\n", "", site + "/x", true},
+		// Google compares an empty agent with the empty token of the line.
+		{"empty agent line", "user-agent:\ndisallow: /\n", "", site + "/x", false},
+		{"empty agent, digits line", "user-agent: *\nallow: /\nuser-agent: 123\ndisallow: /\n", "", site + "/x", false},
+		{"empty agent, no empty line", "user-agent: *\ndisallow: /\nuser-agent: FooBot\nallow: /\n", "", site + "/x", false},
+		{"empty agent, rules-less empty line", "user-agent: *\ndisallow: /\nuser-agent: /x\n", "", site + "/x", true},
+		{"invalid agent, empty line", "user-agent:\ndisallow: /\n", "Foo Bar", site + "/x", true},
 		{"specific without rules", "user-agent: *\ndisallow: /\nuser-agent: FooBot\nsitemap: /s\n", "FooBot", site + "/x", true},
 		{"unknown inside ua list", "user-agent: FooBot\nfoo: bar\nuser-agent: *\ndisallow: /\n", "FooBot", site + "/x", false},
 		{"crawl-delay inside ua list", "user-agent: FooBot\ncrawl-delay: 1\nuser-agent: *\ndisallow: /\n", "FooBot", site + "/x", false},

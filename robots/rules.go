@@ -34,9 +34,10 @@ func (r *Rules) Allowed(userAgent, target string) bool {
 // matched with user-agent lines: its leading letters, "-" and "_", provided
 // they are the whole agent or are followed by "/" ("ExampleBot/1.0
 // (+https://example.com/bot)" is ExampleBot). Otherwise ("Foo Bar",
-// "Foobot*", "Foobot2", "") it returns "", which matches no user-agent line,
-// so only the "*" groups apply: this is what Google's library does with an
-// agent that is not a valid token.
+// "Foobot*", "Foobot2") it returns "", and ForAgent lets such an agent match
+// no user-agent line, so only the "*" groups apply: this is what Google's
+// library does with an agent that is not a valid token. (An agent that is
+// itself "" matches the lines that name no token, as it does there.)
 func ProductToken(userAgent string) string {
 	tok := lineToken(userAgent)
 	if len(tok) == len(userAgent) || userAgent[len(tok)] == '/' {
@@ -56,7 +57,10 @@ func (r *Rules) ForAgent(userAgent string) *Group {
 // forAgent is ForAgent with the number of rules from which to bucket them.
 func (r *Rules) forAgent(userAgent string, indexFrom int) *Group {
 	var chosen []choice
-	if tok := ProductToken(userAgent); tok != "" {
+	// An empty agent is compared too, as Google's library compares it: it
+	// names the user-agent lines that start with no token ("User-agent:",
+	// "User-agent: 123"). An agent that is not a product token matches none.
+	if tok := ProductToken(userAgent); tok != "" || userAgent == "" {
 		for i := range r.groups {
 			g := &r.groups[i]
 			for j, a := range g.agents {
