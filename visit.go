@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -68,16 +69,26 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	}
 	c.hostReady(l.Origin, now)
 
+	var sent atomic.Bool
 	req := request{
 		url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout,
-		sent: func(t time.Time) { c.gate.Sent(l.Origin, t) },
+		sent: func(t time.Time) {
+			sent.Store(true)
+			c.gate.Sent(l.Origin, t)
+			c.hostReady(l.Origin, t) // the gate grants the next request from now on
+		},
 	}
-	if known && l.Kind == frontier.KindPage {
+	if known && prev.Status >= 200 && prev.Status < 300 {
+		// A revisit, of a page or a sitemap, asks whether what was
+		// fetched changed; validators of an error answer are not asked
+		// about.
 		req.etag, req.lastModified = prev.ETag, prev.LastModified
 	}
 	resp, ferr := c.fetch.get(ctx, req)
 	done := c.now()
-	out := c.gate.Release(l.Origin, done, gateResult(resp, ferr))
+	res := gateResult(resp, ferr)
+	res.Unsent = !sent.Load()
+	out := c.gate.Release(l.Origin, done, res)
 	c.hostReady(l.Origin, done)
 	if ferr != nil && ctx.Err() != nil {
 		c.release(l, done) // stopping: the URL goes back, uncounted
@@ -179,8 +190,11 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 				page.MirrorPath = c.out.saveMirror(u, resp)
 			}
 		}
-	case (resp.status == 404 || resp.status == 410) && known && prev.Status >= 200 && prev.Status < 300:
-		rec.Gone = true
+	case (resp.status == 404 || resp.status == 410) && known && (prev.Status >= 200 && prev.Status < 300 || prev.Gone):
+		// Each revisit that finds the page still missing says so: the
+		// last record of a URL is its current state. The page keeps the
+		// type of its last body, which named its mirror file.
+		rec.Gone, page.Gone, page.ContentType = true, true, prev.ContentType
 		if !c.conf().Daemon.KeepGone {
 			c.out.removeMirror(u, prev.ContentType)
 			page.MirrorPath = ""
