@@ -3,7 +3,9 @@ package sitemap
 import "bytes"
 
 // parseText reads a plain text sitemap: one absolute URL per line, blank
-// lines skipped, white space around a URL trimmed.
+// lines skipped, white space around a URL trimmed. A last line without a
+// newline is a URL only when the file ended there: one cut by the byte
+// cap or by a failing input may have lost the rest of it.
 func (p *parser) parseText() {
 	p.res.Kind = KindText
 	for !p.done {
@@ -12,7 +14,9 @@ func (p *parser) parseText() {
 			p.loc.add(p.buf[p.r:p.w], maxLocRaw)
 			p.r = p.w
 			if !p.fill() {
-				p.textLine()
+				if p.inErr == nil && !p.capr.over {
+					p.textLine()
+				}
 				p.ended("")
 			}
 			continue
