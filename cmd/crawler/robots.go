@@ -116,7 +116,8 @@ func fileGroup(path, agent string, log io.Writer) (*robots.Group, error) {
 }
 
 // eachURL calls fn with each URL argument, or when there are none with each
-// non-blank line of in, trimmed, as it is read.
+// non-blank line of in, as it is read, trimmed of ASCII white space (only:
+// a trailing U+00A0 is part of the URL, and is matched percent-encoded).
 func eachURL(args []string, in io.Reader, fn func(string) error) error {
 	if len(args) > 0 {
 		for _, u := range args {
@@ -129,7 +130,7 @@ func eachURL(args []string, in io.Reader, fn func(string) error) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxURLLine)
 	for sc.Scan() {
-		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+		if line := bytes.Trim(sc.Bytes(), " \t\r\n\v\f"); len(line) > 0 {
 			if err := fn(string(line)); err != nil {
 				return err
 			}

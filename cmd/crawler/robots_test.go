@@ -72,6 +72,26 @@ func TestRobotsStdin(t *testing.T) {
 	}
 }
 
+// TestRobotsOddInput: lines that are not URLs get a verdict in their turn,
+// as Google's library gives one (for the path "/"), and the stream goes on;
+// a non-ASCII space is part of a URL, not white space to trim.
+func TestRobotsOddInput(t *testing.T) {
+	file := writeFile(t, "robots.txt", "User-agent: *\nDisallow: /\nAllow: /ok\nAllow: /*%C2%A0$\n")
+	in := "not a url\n::::\nhttps://example.com/ok\nhttp://[::1\n%zz\nhttps://example.com/x\u00a0\n"
+	out, errOut, code := runCmd(t, in, "robots", "--agent", "FooBot", "--file", file)
+	want := "disallowed\tnot a url\ndisallowed\t::::\nallowed\thttps://example.com/ok\ndisallowed\thttp://[::1\n" +
+		"disallowed\t%zz\nallowed\thttps://example.com/x\u00a0\n"
+	if out != want || code != 0 || errOut != "" {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", code, out, want, errOut)
+	}
+	// An empty agent is compared as Google's library compares it.
+	file = writeFile(t, "robots.txt", "User-agent: *\nAllow: /\n\nUser-agent:\nDisallow: /\n")
+	out, _, code = runCmd(t, "", "robots", "--agent", "", "--file", file, "https://example.com/a")
+	if out != "disallowed\thttps://example.com/a\n" || code != 0 {
+		t.Errorf("empty agent: exit %d, %q", code, out)
+	}
+}
+
 func TestRobotsUsage(t *testing.T) {
 	file := writeFile(t, "robots.txt", cmdRobots)
 	for _, c := range []struct {
