@@ -62,7 +62,9 @@ func (s *changingSite) answer(w http.ResponseWriter, r *http.Request, round int)
 			s.URL, map[bool]string{true: "2026-01-01", false: "2026-02-01"}[round == 0])
 		return 200
 	case "/":
-		return page(`"home"`, `<a href="/a">a</a> <a href="/b">b</a>`)
+		return page(`"home"`, `<a href="/a">a</a> <a href="/b">b</a> <a href="/d/">d/</a> <a href="/d">d</a>`)
+	case "/d/":
+		return page(`"d"`, `a directory index`)
 	case "/a":
 		if round == 0 {
 			return page(`"a1"`, `first version`)
@@ -142,7 +144,7 @@ func TestDaemonRevisits(t *testing.T) {
 		// A sitemap revisit is conditional too, and a page still missing
 		// at its next revisit is still gone.
 		return has("/ 304") && has("/a 200") && has("/new 200") && count("/b 404") >= 2 &&
-			has("/sitemap.xml 304")
+			has("/sitemap.xml 304") && count("/d 404") >= 2
 	})
 	cancel()
 	if err := <-done; err != nil {
@@ -158,6 +160,15 @@ func TestDaemonRevisits(t *testing.T) {
 	inv := inventory(t, cfg.Output.URLs)
 	if r := inv[s.URL+"/b"]; !r.Gone || r.Status != 404 {
 		t.Errorf("/b's last record: %+v, want 404 and gone", r)
+	}
+	// /d was missing from the start: its revisits find it gone all the
+	// same, and removing it from the mirror leaves /d/'s index alone.
+	if r := inv[s.URL+"/d"]; !r.Gone || r.Status != 404 {
+		t.Errorf("/d's last record: %+v, want 404 and gone", r)
+	}
+	dPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/d/"), "text/html"))
+	if _, err := os.Stat(dPath); err != nil {
+		t.Errorf("/d/ is not in the mirror: %v", err)
 	}
 	if r := inv[s.URL+"/"]; !r.NotModified {
 		t.Errorf("/'s last record: %+v, want not_modified", r)

@@ -190,12 +190,13 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 				page.MirrorPath = c.out.saveMirror(u, resp)
 			}
 		}
-	case (resp.status == 404 || resp.status == 410) && known && (prev.Status >= 200 && prev.Status < 300 || prev.Gone):
-		// Each revisit that finds the page still missing says so: the
-		// last record of a URL is its current state. The page keeps the
-		// type of its last body, which named its mirror file.
-		rec.Gone, page.Gone, page.ContentType = true, true, prev.ContentType
-		if !c.conf().Daemon.KeepGone {
+	case (resp.status == 404 || resp.status == 410) && known:
+		// Every revisit that finds the page missing says so, whether it
+		// was there at the first visit or not: the last record of a URL
+		// is its current state. The page keeps the type of its last
+		// body, which named its mirror file.
+		rec.Gone, page.ContentType = true, prev.ContentType
+		if !c.conf().Daemon.KeepGone && prev.MirrorPath != "" {
 			c.out.removeMirror(u, prev.ContentType)
 			page.MirrorPath = ""
 		}

@@ -45,10 +45,6 @@ type Page struct {
 	// Relinked is set once the mirrored file's links were rewritten to
 	// mirror paths (mirror_links: relative); a new body clears it.
 	Relinked bool `json:"relinked,omitempty"`
-	// Gone is set while a URL that was fetched answers 404 or 410: every
-	// revisit that finds it still missing is recorded as gone, not only
-	// the first.
-	Gone bool `json:"gone,omitempty"`
 }
 
 // ContentHash returns the hex SHA-256 of body, the form of Page.Hash.
