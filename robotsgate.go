@@ -62,10 +62,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	}
 	// held is the origin whose slot this worker holds: before changes it
 	// between hops, the trace reads it from the transport's goroutine.
+	// sent says whether the held slot's request went out.
 	var mu sync.Mutex
-	held, first := origin, true
-	holding := func() string { mu.Lock(); defer mu.Unlock(); return held }
-	hold := func(o string) { mu.Lock(); held = o; mu.Unlock() }
+	held, first, sent := origin, true, false
+	holding := func() (string, bool) { mu.Lock(); defer mu.Unlock(); return held, sent }
+	hold := func(o string) { mu.Lock(); held, sent = o, false; mu.Unlock() }
 	before := func(ctx context.Context, u *url.URL) error {
 		if first {
 			first = false
@@ -76,7 +77,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		if c.conf().scope.check(u, target, 0) == rejectHost {
 			return fmt.Errorf("%w: %s", errOutOfScope, target)
 		}
-		prev := holding()
+		prev, _ := holding()
 		hold("")
 		c.gate.Release(prev, c.now(), politeness.Result{Status: 301})
 		c.hostReady(prev, c.now())
@@ -87,8 +88,14 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		return nil
 	}
 	trace := &httptrace.ClientTrace{WroteHeaders: func() {
-		if h := holding(); h != "" {
-			c.gate.Sent(h, time.Now())
+		mu.Lock()
+		h := held
+		sent = h != ""
+		mu.Unlock()
+		if h != "" {
+			t := time.Now()
+			c.gate.Sent(h, t)
+			c.hostReady(h, t)
 		}
 	}}
 	fctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), c.conf().Fetch.Timeout)
@@ -96,8 +103,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	cancel()
 	done := c.now()
 	took := done.Sub(now)
-	if last := holding(); last != "" {
-		c.gate.Release(last, done, politeness.Result{Status: f.Status, Err: f.Err, RetryAfter: retryAfterHeader(f.RetryAfter)})
+	if last, sent := holding(); last != "" {
+		c.gate.Release(last, done, politeness.Result{Status: f.Status, Err: f.Err,
+			RetryAfter: retryAfterHeader(f.RetryAfter), Unsent: !sent})
 		if last != origin {
 			c.hostReady(last, done)
 		}

@@ -82,6 +82,7 @@ type host struct {
 	lim        *rate.Limiter
 	crawlDelay time.Duration
 	inFlight   int
+	unsent     int       // requests granted and not yet on the wire (Sent)
 	sentAt     time.Time // when the last request started: granted, or later sent
 	waitUntil  time.Time
 	waitWhy    Why
@@ -154,9 +155,10 @@ func (g *Gate) SetCrawlDelay(origin string, d time.Duration, now time.Time) {
 }
 
 // Acquire asks to start one request to origin at now. When it may, the slot
-// is taken (Release must follow) and Acquire returns true. When it may not,
-// it returns false and the time to ask again; a zero time means "after a
-// request in flight to this host ends, or never if the host is parked".
+// is taken (Sent and then Release must follow) and Acquire returns true.
+// When it may not, it returns false and the time to ask again; a zero time
+// means "after a request to this host goes out (Sent) or ends (Release), or
+// never if the host is parked".
 func (g *Gate) Acquire(origin string, now time.Time) (bool, time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -166,25 +168,32 @@ func (g *Gate) Acquire(origin string, now time.Time) (bool, time.Time) {
 	}
 	h.lim.AllowN(now, 1)
 	h.inFlight++
+	h.unsent++
 	h.sentAt = now // Sent moves it later if the request leaves later
 	return true, time.Time{}
 }
 
 // Sent records that a request acquired for origin went out on the wire at t
 // (an httptrace hook calls it). The next start keeps its distance from t,
-// not only from the moment Acquire granted the slot.
+// not only from the moment Acquire granted the slot. Until it is called, no
+// other request to origin is granted: with max_per_host above 1, a request
+// slow to leave (a dial, a busy machine) would otherwise go out after the
+// next one was granted, closer to it than the interval.
 func (g *Gate) Sent(origin string, t time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	h := g.host(origin)
+	if h.unsent > 0 {
+		h.unsent--
+	}
 	if t.After(h.sentAt) {
 		h.sentAt = t
 	}
 }
 
 // Ready returns when origin may next start a request. ok is false while the
-// host has MaxPerHost requests in flight (ask again after a Release) or is
-// parked.
+// host has MaxPerHost requests in flight (ask again after a Release), has a
+// request granted but not yet sent (ask again after Sent), or is parked.
 func (g *Gate) Ready(origin string, now time.Time) (at time.Time, ok bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -192,7 +201,7 @@ func (g *Gate) Ready(origin string, now time.Time) (at time.Time, ok bool) {
 }
 
 func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
-	if h.parked != "" || h.inFlight >= g.cfg.MaxPerHost {
+	if h.parked != "" || h.inFlight >= g.cfg.MaxPerHost || h.unsent > 0 {
 		return time.Time{}, false
 	}
 	at := now
@@ -224,6 +233,9 @@ type Result struct {
 	Status     int    // the HTTP status; 0 when no response came
 	Err        error  // a network error or timeout
 	RetryAfter string // the Retry-After header, if any
+	// Unsent says the request never went out (no Sent call was made for
+	// it): it failed before its headers were written.
+	Unsent bool
 }
 
 // Outcome is the gate's verdict on a Result.
@@ -249,6 +261,11 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	if h.inFlight > 0 {
 		h.inFlight--
 	}
+	if r.Unsent && h.unsent > 0 {
+		h.unsent--
+	}
+	h.unsent = min(h.unsent, h.inFlight) // a caller that forgot Sent cannot stall the host
+
 	if r.Err == nil && r.Status < 500 && r.Status != 429 {
 		h.streak = 0
 		return Outcome{}

@@ -84,9 +84,11 @@ func TestGateMaxPerHost(t *testing.T) {
 	if ok, _ := g.Acquire(origin, t0); !ok {
 		t.Fatal("1st refused")
 	}
+	g.Sent(origin, t0)
 	if ok, _ := g.Acquire(origin, t0); !ok {
 		t.Fatal("2nd refused")
 	}
+	g.Sent(origin, t0)
 	ok, at := g.Acquire(origin, t0)
 	if ok || !at.IsZero() {
 		t.Fatalf("3rd: got (%v, %v), want refused until a release", ok, at)
@@ -263,5 +265,31 @@ func TestGateCrawlDelayCountsFromTheRobotsRequest(t *testing.T) {
 	next := acquireAt(t, g, origin, t0.Add(5*time.Millisecond))
 	if gap := next.Sub(t0); gap < 300*time.Millisecond {
 		t.Fatalf("the first page started %v after robots.txt; Crawl-delay is 300ms", gap)
+	}
+}
+
+// With max_per_host above 1, a request granted but slow to leave (a dial, a
+// busy machine) must not let the next one be granted before it is on the
+// wire: the next would then go out too close after it.
+func TestGateHoldsNextGrantUntilSent(t *testing.T) {
+	g := New(Config{Delay: time.Second, MaxPerHost: 2}, t0)
+	now := acquireAt(t, g, origin, t0)
+	later := now.Add(2 * time.Second)
+	if ok, at := g.Acquire(origin, later); ok || !at.IsZero() {
+		t.Fatalf("granted (%v, %v) while the first request has not gone out", ok, at)
+	}
+	if _, ok := g.Ready(origin, later); ok {
+		t.Fatal("Ready says ok while the first request has not gone out")
+	}
+	left := now.Add(1900 * time.Millisecond)
+	g.Sent(origin, left)
+	next := acquireAt(t, g, origin, left)
+	if gap := next.Sub(left); gap < time.Second {
+		t.Fatalf("second start %v after the first went out, want ≥ 1s", gap)
+	}
+	// A request that fails before it is sent frees the host too.
+	g.Release(origin, next, Result{Err: errors.New("dial"), Unsent: true})
+	if _, ok := g.Ready(origin, next.Add(time.Hour)); !ok {
+		t.Fatal("host still held after its unsent request was released")
 	}
 }
