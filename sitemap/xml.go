@@ -53,6 +53,7 @@ type xmlState struct {
 	stack      []frame
 	names      []byte             // the open elements' names, end to end
 	ns         map[string]nsClass // prefixes declared anywhere in the file
+	rootPrefix string             // the root element's prefix: its vocabulary is the file's, whatever namespace it is bound to
 	entryDepth int                // stack depth of the open entry element
 	capDepth   int                // stack depth of the element captured
 	capLimit   int
@@ -227,6 +228,7 @@ func (p *parser) startTag() {
 		if p.done {
 			return
 		}
+		p.xml.rootPrefix = string(prefix)
 	}
 	id := elOther
 	if p.ours(prefix) {
@@ -531,9 +533,11 @@ func classify(uri []byte) nsClass {
 
 // ours reports whether an element with this prefix belongs to the file's
 // own vocabulary: no prefix (whatever the default namespace, which sites
-// get wrong), an undeclared prefix, or one bound to the format's namespace.
+// get wrong), the root element's prefix (whatever it is bound to, for the
+// same reason), an undeclared prefix, or one bound to the format's
+// namespace.
 func (p *parser) ours(prefix []byte) bool {
-	if len(prefix) == 0 {
+	if len(prefix) == 0 || string(prefix) == p.xml.rootPrefix {
 		return true
 	}
 	c, ok := p.xml.ns[string(prefix)]
