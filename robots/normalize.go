@@ -33,6 +33,16 @@ func needsNormalizing(s string) bool {
 // idempotent: "%%61b" becomes "%25ab", not "%ab", which would read "%AB".
 func appendNormalized(dst []byte, s string, inURL bool) []byte {
 	for i := 0; i < len(s); i++ {
+		// Copy the run of octets that stay as they are in one append.
+		j := i
+		for j < len(s) && s[j] != '%' && s[j] < 0x80 {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
+		// s[i] is a "%" or an octet outside US-ASCII.
 		c := s[i]
 		switch {
 		case c >= 0x80:
@@ -45,10 +55,8 @@ func appendNormalized(dst []byte, s string, inURL bool) []byte {
 				dst = append(dst, '%', upperHex[v>>4], upperHex[v&0xF])
 			}
 			i += 2
-		case c == '%':
+		default: // a "%" that starts no percent-encoding
 			dst = append(dst, "%25"...)
-		default:
-			dst = append(dst, c)
 		}
 	}
 	return dst
