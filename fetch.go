@@ -67,6 +67,7 @@ type request struct {
 	etag         string        // for If-None-Match on a revisit
 	lastModified string        // for If-Modified-Since on a revisit
 	sent         func(time.Time)
+	answered     func(time.Time) // the first byte of the answer came
 }
 
 // response is what came back. Status codes are data, not errors.
@@ -105,6 +106,11 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 		WroteHeaders: func() {
 			if r.sent != nil {
 				r.sent(time.Now())
+			}
+		},
+		GotFirstResponseByte: func() {
+			if r.answered != nil {
+				r.answered(time.Now())
 			}
 		},
 	}

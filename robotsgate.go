@@ -62,11 +62,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	}
 	// held is the origin whose slot this worker holds: before changes it
 	// between hops, the trace reads it from the transport's goroutine.
-	// sent says whether the held slot's request went out.
+	// sentAt is when the held slot's request went out, zero before.
 	var mu sync.Mutex
-	held, first, sent := origin, true, false
-	holding := func() (string, bool) { mu.Lock(); defer mu.Unlock(); return held, sent }
-	hold := func(o string) { mu.Lock(); held, sent = o, false; mu.Unlock() }
+	var sentAt time.Time
+	held, first := origin, true
+	holding := func() (string, bool) { mu.Lock(); defer mu.Unlock(); return held, !sentAt.IsZero() }
+	hold := func(o string) { mu.Lock(); held, sentAt = o, time.Time{}; mu.Unlock() }
 	before := func(ctx context.Context, u *url.URL) error {
 		if first {
 			first = false
@@ -88,14 +89,24 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		return nil
 	}
 	trace := &httptrace.ClientTrace{WroteHeaders: func() {
+		t := time.Now()
 		mu.Lock()
 		h := held
-		sent = h != ""
+		if h != "" {
+			sentAt = t
+		}
 		mu.Unlock()
 		if h != "" {
-			t := time.Now()
 			c.gate.Sent(h, t)
 			c.hostReady(h, t)
+		}
+	}, GotFirstResponseByte: func() {
+		t := time.Now()
+		mu.Lock()
+		h, sent := held, sentAt
+		mu.Unlock()
+		if h != "" && !sent.IsZero() {
+			c.gate.Answered(h, sent, t)
 		}
 	}}
 	fctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), c.conf().Fetch.Timeout)

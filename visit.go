@@ -69,13 +69,18 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	}
 	c.hostReady(l.Origin, now)
 
-	var sent atomic.Bool
+	var sentAt atomic.Int64 // UnixNano when the request went out; 0 before
 	req := request{
 		url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout,
 		sent: func(t time.Time) {
-			sent.Store(true)
+			sentAt.Store(t.UnixNano())
 			c.gate.Sent(l.Origin, t)
 			c.hostReady(l.Origin, t) // the gate grants the next request from now on
+		},
+		answered: func(t time.Time) {
+			if sent := sentAt.Load(); sent != 0 {
+				c.gate.Answered(l.Origin, time.Unix(0, sent), t)
+			}
 		},
 	}
 	if known && prev.Status >= 200 && prev.Status < 300 {
@@ -87,7 +92,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	resp, ferr := c.fetch.get(ctx, req)
 	done := c.now()
 	res := gateResult(resp, ferr)
-	res.Unsent = !sent.Load()
+	res.Unsent = sentAt.Load() == 0
 	out := c.gate.Release(l.Origin, done, res)
 	c.hostReady(l.Origin, done)
 	if ferr != nil && ctx.Err() != nil {

@@ -191,6 +191,20 @@ func (g *Gate) Sent(origin string, t time.Time) {
 	}
 }
 
+// Answered records that the first byte of the answer to the request sent at
+// sent came back at t. The server saw the request no later than t, and
+// perhaps well after sent when it was busy; so when that request is still
+// the last one sent, the next start keeps its distance from t, and two
+// starts are never closer than the interval as the server sees them.
+func (g *Gate) Answered(origin string, sent, t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if h.sentAt.Equal(sent) && t.After(h.sentAt) {
+		h.sentAt = t
+	}
+}
+
 // Ready returns when origin may next start a request. ok is false while the
 // host has MaxPerHost requests in flight (ask again after a Release), has a
 // request granted but not yet sent (ask again after Sent), or is parked.

@@ -293,3 +293,30 @@ func TestGateHoldsNextGrantUntilSent(t *testing.T) {
 		t.Fatal("host still held after its unsent request was released")
 	}
 }
+
+// A server busy when a request arrives sees it later than it was sent: the
+// next start keeps its distance from the first byte of the answer, the
+// latest moment the server can have seen the request.
+func TestGateAnsweredKeepsDistanceAsTheServerSeesIt(t *testing.T) {
+	g := New(Config{Delay: time.Second, MaxPerHost: 2}, t0)
+	now := acquireAt(t, g, origin, t0)
+	g.Sent(origin, now)
+	answered := now.Add(300 * time.Millisecond)
+	g.Answered(origin, now, answered)
+	g.Release(origin, answered, Result{Status: 200})
+	next := acquireAt(t, g, origin, answered)
+	if gap := next.Sub(answered); gap < time.Second {
+		t.Fatalf("next start %v after the answer began, want ≥ 1s", gap)
+	}
+	g.Sent(origin, next)
+
+	// An answer to an older request, once a later one went out, changes
+	// nothing: the later start is the one to keep distance from.
+	third := acquireAt(t, g, origin, next) // granted at next+1s, in flight with the second
+	g.Sent(origin, third)
+	g.Answered(origin, next, third.Add(500*time.Millisecond))
+	g.Release(origin, third.Add(500*time.Millisecond), Result{Status: 200})
+	if at, ok := g.Ready(origin, third); !ok || at.Sub(third) > time.Second+20*time.Millisecond {
+		t.Fatalf("Ready = (%v, %v), want about 1s after the third start", at.Sub(third), ok)
+	}
+}
