@@ -62,7 +62,8 @@
 // case, comments and processing instructions anywhere, an encoding=
 // declaration other than UTF-8 (bytes are read as UTF-8, and a value that
 // is not valid UTF-8 as Windows-1252), UTF-16 with a byte order mark or
-// starting with "<?", text before the XML declaration (with a warning),
+// without one (told by the NUL bytes of its first two characters, "<?",
+// "<u" or "ht"), text before the XML declaration (with a warning),
 // and anything after the root element, which is not read. lastmod takes
 // every W3C Datetime form (YYYY, YYYY-MM, YYYY-MM-DD, with hh:mm, hh:mm:ss
 // and fractions of a second, and a time zone) and the usual departures

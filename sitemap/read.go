@@ -217,7 +217,8 @@ func (p *parser) open(src io.Reader) bool {
 }
 
 // detectUTF16 switches to a UTF-16 decoder when the file starts with a
-// UTF-16 byte order mark or with "<?" in UTF-16.
+// UTF-16 byte order mark, or without one with two ASCII characters in
+// UTF-16 ("<?", "<u", "ht"): NUL bytes that UTF-8 text never has.
 func (p *parser) detectUTF16() {
 	b := p.buf[p.r:p.w]
 	var big, skip bool
@@ -226,9 +227,9 @@ func (p *parser) detectUTF16() {
 		big, skip = true, true
 	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
 		skip = true
-	case bytes.HasPrefix(b, []byte{0, '<', 0, '?'}):
+	case len(b) >= 4 && b[0] == 0 && isASCIIText(b[1]) && b[2] == 0 && isASCIIText(b[3]):
 		big = true
-	case bytes.HasPrefix(b, []byte{'<', 0, '?', 0}):
+	case len(b) >= 4 && isASCIIText(b[0]) && b[1] == 0 && isASCIIText(b[2]) && b[3] == 0:
 	default:
 		return
 	}
@@ -241,6 +242,10 @@ func (p *parser) detectUTF16() {
 	p.r, p.w, p.eof = 0, 0, false
 	p.need(4)
 }
+
+// isASCIIText reports whether c is a printable ASCII character or white
+// space.
+func isASCIIText(c byte) bool { return ' ' <= c && c < 0x7f || isSpace(c) }
 
 // fill moves the unread input to the front of the window and reads more.
 // It returns false when nothing more can be read: the input ended, or the
