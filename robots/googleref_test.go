@@ -239,6 +239,13 @@ func indexFromStr(s, sub string, from int) int {
 // agree on (robots, agent, url): no octet that normalising would change, a
 // valid product token, and not the always-allowed /robots.txt.
 func inCommonDomain(robots, agent, url string) bool {
+	// A byte order mark, or the start of one, is skipped by both.
+	for _, bom := range []string{"\xEF\xBB\xBF", "\xEF\xBB", "\xEF"} {
+		if strings.HasPrefix(robots, bom) {
+			robots = robots[len(bom):]
+			break
+		}
+	}
 	if needsNormalizing(robots) || needsNormalizing(url) || refPath(url) == "/robots.txt" {
 		return false
 	}
@@ -249,10 +256,15 @@ func inCommonDomain(robots, agent, url string) bool {
 // key spellings, missing colons, comments, blank lines, every line end,
 // "*" groups, merged groups, wildcards and anchors.
 func randomRobots(r *rand.Rand) string {
-	keys := []string{"user-agent", "User-Agent", "useragent", "user agent", "allow", "ALLOW", "disallow",
-		"Disallow", "dissallow", "disalow", "disallaw", "sitemap", "crawl-delay", "foo", "allowed", "disallowing", ""}
-	agents := []string{"*", "* foo", "*foo", "FooBot", "foobot", "FooBot/1.0", "BarBot", "Bar Bot", "baz", "", "Foo-Bot_2", "123"}
+	keys := []string{"user-agent", "User-Agent", "useragent", "user agent", "user-agentx", "allow", "ALLOW", "disallow",
+		"Disallow", "dissallow", "disalow", "diasllow", "disallaw", "sitemap", "crawl-delay", "foo", "allowed", "disallowing",
+		"dis allow", "", " "}
+	agents := []string{"*", "* foo", "*foo", "FooBot", "foobot", "FooBot/1.0", "BarBot", "Bar Bot", "baz", "", "Foo-Bot_2", "123",
+		"*\tbar", "FooBot*", "/x", "Foo_Bot"}
 	var b strings.Builder
+	if r.IntN(8) == 0 {
+		b.WriteString("\xEF\xBB\xBF"[:1+r.IntN(3)]) // a BOM, or part of one
+	}
 	lines := r.IntN(14)
 	for range lines {
 		switch r.IntN(10) {
@@ -260,6 +272,10 @@ func randomRobots(r *rand.Rand) string {
 			b.WriteString("# comment")
 		case 1:
 			// blank
+		case 2:
+			// Lines that are almost directives: a NUL ends a line for
+			// Google's parser, \v and \f are white space but not separators.
+			b.WriteString([]string{"\x00disallow: /", "disallow", "allow:", "user-agent:", ":", "a b c", "disallow / x", "disallow\v/", "\f"}[r.IntN(9)])
 		default:
 			k := keys[r.IntN(len(keys))]
 			b.WriteString(strings.Repeat(" ", r.IntN(2)))
@@ -279,7 +295,7 @@ func randomRobots(r *rand.Rand) string {
 				b.WriteString(randomPattern(r))
 			}
 			if r.IntN(8) == 0 {
-				b.WriteString(" # trailing")
+				b.WriteString([]string{" # trailing", "#", " x", "\x00zz", "\t"}[r.IntN(5)])
 			}
 		}
 		b.WriteString([]string{"\n", "\r\n", "\r", "\n\n"}[r.IntN(4)])
@@ -302,7 +318,8 @@ func randomPattern(r *rand.Rand) string {
 // randomURL makes a URL, half the time from a pattern of body with its
 // "*"s filled in and its "$" dropped or kept, so that rules often match.
 func randomURL(r *rand.Rand, body string) string {
-	prefix := []string{"http://example.com", "https://example.com:8080", "", "//example.com", "example.com"}
+	prefix := []string{"http://example.com", "https://example.com:8080", "", "//example.com", "example.com",
+		"http://u:p@example.com", "http://u@h?x", "ftp://h", "http://h;p", "http:/h", "a://b://c", "/x://y"}
 	path := randomPattern(r)
 	if fields := strings.FieldsFunc(body, func(c rune) bool { return c == ':' || c == '\n' || c == '\r' }); len(fields) > 0 && r.IntN(2) == 0 {
 		path = strings.TrimSpace(fields[r.IntN(len(fields))])
@@ -316,7 +333,7 @@ func randomURL(r *rand.Rand, body string) string {
 			path += []string{"a", "/", "b", "$"}[r.IntN(4)]
 		}
 	}
-	return prefix[r.IntN(len(prefix))] + path + []string{"", "#frag", "?q=1"}[r.IntN(3)]
+	return prefix[r.IntN(len(prefix))] + path + []string{"", "#frag", "?q=1", "#", "?", ";x"}[r.IntN(6)]
 }
 
 // TestDifferentialGoogle checks this package against googleAllowed on
