@@ -220,6 +220,14 @@ func scopePath(p string) string {
 // normPath), the query kept as written, the fragment dropped. A string that
 // does not parse is returned unchanged.
 func canonical(raw string) string {
+	if c, ok := canonicalFast(raw); ok {
+		return c
+	}
+	return canonicalParsed(raw)
+}
+
+// canonicalParsed is canonical for any URL, by parsing it.
+func canonicalParsed(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		return raw
@@ -235,6 +243,76 @@ func canonical(raw string) string {
 		b.WriteString(u.RawQuery)
 	}
 	return b.String()
+}
+
+// canonicalFast is canonical without parsing, for the usual URL: a lower
+// case http or https scheme and host name, no user info, no default port,
+// a path of characters that need no escaping with no percent-encoding and
+// no dot segment, and a query and fragment of printable ASCII. ok is false
+// for any other URL, which canonical parses. Such a URL is its own
+// canonical form, less its fragment and with "/" for an empty path.
+func canonicalFast(raw string) (c string, ok bool) {
+	var rest, defPort string
+	switch {
+	case strings.HasPrefix(raw, "https://"):
+		rest, defPort = raw[len("https://"):], "443"
+	case strings.HasPrefix(raw, "http://"):
+		rest, defPort = raw[len("http://"):], "80"
+	default:
+		return "", false
+	}
+	i := 0
+	for i < len(rest) && ('a' <= rest[i] && rest[i] <= 'z' || '0' <= rest[i] && rest[i] <= '9' || rest[i] == '.' || rest[i] == '-') {
+		i++
+	}
+	if i == 0 {
+		return "", false
+	}
+	if i < len(rest) && rest[i] == ':' {
+		j := i + 1
+		for j < len(rest) && '0' <= rest[j] && rest[j] <= '9' {
+			j++
+		}
+		if j == i+1 || j-i-1 > 5 || rest[i+1:j] == defPort {
+			return "", false
+		}
+		i = j
+	}
+	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
+		return "", false
+	}
+	hostEnd := len(raw) - len(rest) + i
+	p := i
+	for p < len(rest) && pathSafe(rest[p]) {
+		p++
+	}
+	if hasDotSegment(rest[i:p]) {
+		return "", false
+	}
+	end := p // the end of the query, where the fragment starts
+	for ; end < len(rest) && rest[end] != '#'; end++ {
+		if c := rest[end]; c <= ' ' || c >= 0x7f || end == p && c != '?' {
+			return "", false
+		}
+	}
+	for k := end + 1; k < len(rest); k++ {
+		if c := rest[k]; c <= ' ' || c >= 0x7f || c == '%' {
+			return "", false
+		}
+	}
+	c = raw[:len(raw)-len(rest)+end]
+	if p == i {
+		c = raw[:hostEnd] + "/" + rest[p:end]
+	}
+	return c, true
+}
+
+// pathSafe reports whether c stands for itself in an escaped path: an
+// unreserved character, a sub-delimiter, ':', '@' or '/'.
+func pathSafe(c byte) bool {
+	return isUnreserved(c) || c == '/' || c == ':' || c == '@' ||
+		c == '!' || c == '$' || c == '&' || c == '\'' || c == '(' || c == ')' ||
+		c == '*' || c == '+' || c == ',' || c == ';' || c == '='
 }
 
 // normPercent decodes percent-encoded unreserved characters and upper-cases

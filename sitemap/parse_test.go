@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -278,4 +279,47 @@ func entries(t *testing.T, r io.Reader) string {
 		t.Fatal(err)
 	}
 	return out.String()
+}
+
+// TestCanonicalFast checks that the fast path gives what parsing gives, on
+// tricky URLs and on random strings of URL characters.
+func TestCanonicalFast(t *testing.T) {
+	check := func(raw string) {
+		t.Helper()
+		if got, ok := canonicalFast(raw); ok {
+			if want := canonicalParsed(raw); got != want {
+				t.Errorf("canonicalFast(%q) = %q, parsing gives %q", raw, got, want)
+			}
+		}
+	}
+	fast := 0
+	for _, raw := range []string{
+		"http://example.com", "http://example.com?q", "http://example.com#f", "http://example.com/",
+		"https://example.com/a/b?x=1&y=2#frag", "http://h/a?", "http://h/a?#f", "http://h/a??", "http://h:8080/a",
+		"http://h:080/a", "http://h:80/a", "https://h:443/a", "http://h:/a", "http://h:99999/a", "http://h:123456/a",
+		"http://h/a!$&'()*+,;=:@b", "http://h/a b", "http://h/a%20b", "http://h/a/./b", "http://h/a/../b", "http://h/.",
+		"http://h/a.b/.c/..d", "http://H/a", "HTTP://h/a", "http://u@h/a", "http://[::1]/a", "http://h/a\\b",
+		"http://h/a#%zz", "http://h/a?%zz", "http://h/a#b#c", "http://h/é", "http://h/a?é", "http://h/a\t",
+		"http://h//a", "http://-h/", "http://h../", "http://127.0.0.1:8080/x/y?z",
+	} {
+		check(raw)
+		if _, ok := canonicalFast(raw); ok {
+			fast++
+		}
+	}
+	if fast < 15 {
+		t.Errorf("only %d of the usual URLs took the fast path", fast)
+	}
+	const alphabet = "hH:/?#.%@!$&'()*+,;=~-_ \t[]\\aé0189"
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20_000 {
+		b := []byte("http://h")
+		if r.IntN(2) == 0 {
+			b = []byte("https://")
+		}
+		for range r.IntN(12) {
+			b = append(b, alphabet[r.IntN(len(alphabet))])
+		}
+		check(string(b))
+	}
 }
