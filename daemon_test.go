@@ -271,3 +271,82 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 		}
 	}
 }
+
+// robots.txt's max-age counts from when it was asked for, as RFC 9111
+// counts a response's age, not from when its slow answer arrived: once a
+// second has passed since the server answered "max-age=1", nothing is
+// fetched under that copy.
+func TestDaemonRobotsAgeFromRequest(t *testing.T) {
+	var mu sync.Mutex
+	var servedAt time.Time // when the permissive copy was served
+	var late []string      // /private/ requests more than max-age after it
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Cache-Control", "max-age=1")
+			if servedAt.IsZero() {
+				servedAt = now
+				mu.Unlock()
+				time.Sleep(400 * time.Millisecond) // a slow answer
+				mu.Lock()
+				return
+			}
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		case "/":
+			fmt.Fprint(w, `<a href="/private/p">p</a>`)
+		case "/private/p":
+			if now.Sub(servedAt) > time.Second {
+				late = append(late, now.Sub(servedAt).String())
+			}
+			fmt.Fprint(w, "private")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour // only max-age brings robots.txt back
+	cfg.Daemon.MaxInterval = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	inv := func() map[string]storage.Record { return inventory(t, cfg.Output.URLs) }
+	for deadline := time.Now().Add(20 * time.Second); inv()[srv.URL+"/private/p"].Status != 200; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("/private/p never fetched under the first robots.txt")
+		}
+	}
+	// Due again 1.1 s after the first copy was served: past its max-age as
+	// the server counts, within it when counted from the answer's end.
+	mu.Lock()
+	due := servedAt.Add(1100 * time.Millisecond)
+	mu.Unlock()
+	time.Sleep(time.Until(due))
+	if _, err := c.front.Reschedule(srv.URL+"/private/p", frontier.KindPage, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(late) > 0 {
+		t.Errorf("/private/p requested %v after a robots.txt with max-age=1 was served", late)
+	}
+}

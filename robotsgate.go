@@ -134,7 +134,15 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		f = robots.Fetch{Err: err}
 	}
 	c.countFetch(robotsResponse(f, took), f.Err)
-	st := c.robots.Store(origin, f, done)
+	// A copy is fresh for its max-age from when it was asked for, as RFC
+	// 9111 counts a response's age: counted from a slow answer's end, it
+	// would outlive the server's own reckoning. Failures back off from
+	// their end.
+	stamp := done
+	if r := robots.Classify(f); r == robots.ResultOK || r == robots.ResultMissing {
+		stamp = now
+	}
+	st := c.robots.Store(origin, f, stamp)
 	c.metrics.robots.WithLabelValues(string(st.Result)).Inc()
 	d, _ := st.Rules().ForAgent(c.agent).CrawlDelay()
 	c.gate.SetCrawlDelay(origin, d, done)
