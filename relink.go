@@ -63,20 +63,49 @@ func (c *Crawler) relinkPages() (int, error) {
 		if err != nil && !errors.Is(err, errBatchFull) {
 			return done, fmt.Errorf("read page records: %w", err)
 		}
+		busy := 0
 		for _, p := range batch {
-			if err := c.relinkPage(p); err != nil {
-				c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+			ok, err := c.relinkIdle(p.Key)
+			if err != nil {
+				return done, err
 			}
-			p.Relinked = true // a page that cannot be rewritten is not tried again each pass
-			if err := c.pages.Put(p); err != nil {
-				return done, fmt.Errorf("save page record: %w", err)
+			if ok {
+				done++
+			} else {
+				busy++
 			}
-			done++
 		}
-		if len(batch) < relinkBatch {
+		if len(batch) < relinkBatch || busy == len(batch) {
 			return done, nil
 		}
 	}
+}
+
+// relinkIdle relinks the page of key unless a worker is visiting it: in a
+// daemon a revisit may be saving a new body and page record at this very
+// moment, which a rewrite of the old file and a write of the record read
+// before would undo. Such a page is left for the next pass, and false
+// returned. The record is read again once the URL is held.
+func (c *Crawler) relinkIdle(key string) (bool, error) {
+	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
+		return false, nil
+	}
+	defer c.inflight.Delete(key)
+	p, ok, err := c.pages.Get(key)
+	if err != nil {
+		return false, fmt.Errorf("read page record: %w", err)
+	}
+	if !ok || p.Relinked || p.MirrorPath == "" {
+		return true, nil // changed since the batch was read: nothing to do now
+	}
+	if err := c.relinkPage(p); err != nil {
+		c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+	}
+	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
+	if err := c.pages.Put(p); err != nil {
+		return false, fmt.Errorf("save page record: %w", err)
+	}
+	return true, nil
 }
 
 // errBatchFull stops a walk of the page records once a batch is gathered.

@@ -1,0 +1,71 @@
+package crawler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// Relinking leaves alone a page a worker is visiting (a daemon's revisit
+// may be saving its new body and record), and relinks it at the next pass.
+func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	save := func(raw, body string) (key, file string) {
+		t.Helper()
+		u := mustParse(raw)
+		rel, err := c.out.mirror.Write(u, "text/html", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon, err := frontier.Canonicalize(raw, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := storage.Page{Key: canon.Key, URL: raw, Status: 200, ContentType: "text/html", MirrorPath: rel}
+		if err := c.pages.Put(p); err != nil {
+			t.Fatal(err)
+		}
+		return canon.Key, filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(rel))
+	}
+	const body = `<a href="http://example.test/b">b</a>`
+	aKey, aFile := save("http://example.test/a", body)
+	save("http://example.test/b", "b")
+
+	relinked := func() (string, bool) {
+		t.Helper()
+		got, err := os.ReadFile(aFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := c.pages.Get(aKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got), p.Relinked
+	}
+	c.inflight.Store(aKey, struct{}{}) // a worker is visiting /a
+	if _, err := c.relinkPages(); err != nil {
+		t.Fatal(err)
+	}
+	if got, done := relinked(); got != body || done {
+		t.Errorf("/a relinked while being visited: relinked=%v, file %q", done, got)
+	}
+	c.inflight.Delete(aKey)
+	if _, err := c.relinkPages(); err != nil {
+		t.Fatal(err)
+	}
+	if got, done := relinked(); !done || !strings.Contains(got, `href="b.html"`) {
+		t.Errorf("/a not relinked at the next pass: relinked=%v, file %q", done, got)
+	}
+}
