@@ -261,12 +261,13 @@ func (f *Frontier) Close() error {
 // Add queues the items that were never seen before, in one transaction,
 // and returns how many were new. An item seen before (the same Key and
 // Kind, in any state, across restarts) is not queued again, but what it
-// brings is recorded: InSitemap, and a Lastmod later than the one recorded
-// (W3C datetimes are compared as times, other strings whenever they
-// differ). When such a Lastmod replaces one recorded before, the URL is
-// due again at the item's NotBefore (at once if zero), as Reschedule makes
-// it: a done URL becomes a revisit ("a sitemap entry whose lastmod moved is
-// due at once"). A first Lastmod is only recorded.
+// brings is recorded: InSitemap; from a sitemap entry (InSitemap), a Depth
+// smaller than the one recorded, with its Via and Referrer; and a Lastmod
+// later than the one recorded (W3C datetimes are compared as times, other
+// strings whenever they differ). When such a Lastmod replaces one recorded
+// before, the URL is due again at the item's NotBefore (at once if zero),
+// as Reschedule makes it: a done URL becomes a revisit ("a sitemap entry
+// whose lastmod moved is due at once"). A first Lastmod is only recorded.
 //
 // Items must come from Canonicalize or Resolve. More than Options.MaxBatch
 // items are added in several transactions, each all or nothing.

@@ -470,3 +470,41 @@ func TestWake(t *testing.T) {
 		t.Fatal("Add did not wake")
 	}
 }
+
+// TestSitemapLowersDepth checks that a URL queued by a link and then listed
+// in a sitemap takes the sitemap entry's depth, via and referrer, and that a
+// later link does not raise it again.
+func TestSitemapLowersDepth(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	link := func(u string, depth int) Item {
+		it := item(t, u)
+		it.Via, it.Depth, it.Referrer = ViaLink, depth, "http://a.test/"
+		return it
+	}
+	if _, err := f.Add([]Item{link("http://a.test/1", 1), link("http://a.test/2", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	var sm []Item
+	for _, u := range []string{"http://a.test/1", "http://a.test/2"} {
+		it := item(t, u)
+		it.Via, it.InSitemap, it.Referrer = ViaSitemap, true, "http://a.test/sitemap.xml"
+		sm = append(sm, it)
+	}
+	if n, err := f.Add(sm); err != nil || n != 0 {
+		t.Fatalf("Add(sitemap entries) = %d, %v; want 0 new", n, err)
+	}
+	if n, err := f.Add([]Item{link("http://a.test/1", 3)}); err != nil || n != 0 {
+		t.Fatalf("Add(link again) = %d, %v", n, err)
+	}
+	for range 2 {
+		l := next(t, f, t0)
+		if l.Depth != 0 || l.Via != ViaSitemap || l.Referrer != "http://a.test/sitemap.xml" || !l.InSitemap {
+			t.Errorf("%s: depth %d, via %v, referrer %q, in sitemap %v; want 0, sitemap, the sitemap, true",
+				l.Key, l.Depth, l.Via, l.Referrer, l.InSitemap)
+		}
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCheck(t, f)
+}

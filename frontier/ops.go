@@ -61,7 +61,12 @@ func (b *batch) addItems(items []Item) (int, error) {
 }
 
 // merge records what an item seen before brings: InSitemap, and a Lastmod
-// later than the one recorded, which makes a done URL due again.
+// later than the one recorded, which makes a done URL due again. A sitemap
+// entry also brings its depth: a URL first found by a link and then listed
+// in a sitemap is at the sitemap's depth (0) from then on, with the sitemap
+// as how it was found, so that max_depth counts from it as CONTRACT.md
+// says however the two were ordered. Links are not merged: a link to a URL
+// seen before reads no record.
 func (b *batch) merge(h *host, k, v []byte, it *Item) error {
 	if !(it.InSitemap || it.Lastmod != "") {
 		return nil
@@ -72,6 +77,10 @@ func (b *batch) merge(h *host, k, v []byte, it *Item) error {
 	}
 	changed := it.InSitemap && !r.inSitemap
 	r.inSitemap = r.inSitemap || it.InSitemap
+	if depth := uint64(max(it.Depth, 0)); it.InSitemap && depth < r.depth {
+		r.depth, r.via, r.referrer = depth, it.Via&3, it.Referrer
+		changed = true
+	}
 	moved := false
 	if it.Lastmod != "" && it.Lastmod != r.lastmod && (r.lastmod == "" || lastmodLater(it.Lastmod, r.lastmod)) {
 		moved = r.lastmod != ""
