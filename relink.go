@@ -19,8 +19,9 @@ const relinkBatch = 1000
 // links of every HTML and CSS page saved since the last pass are rewritten
 // to the mirror's files (links to pages not in the mirror become
 // absolute), as wget -k does, and then every relative link of the mirror is
-// checked to resolve to a saved file. Broken links are counted and listed
-// in the log.
+// checked to resolve to a saved file. Links to pages since removed from the
+// mirror (gone: 404 or 410) are made absolute again; the broken links left
+// are counted and listed in the log.
 func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
 	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
 		return storage.MirrorReport{}, nil
@@ -32,6 +33,13 @@ func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
 	report, err := storage.CheckMirror(c.out.mirror.Root())
 	if err != nil {
 		return report, fmt.Errorf("check mirror: %w", err)
+	}
+	if n, err := c.unlinkGone(report.Broken); err != nil {
+		return report, err
+	} else if n > 0 {
+		if report, err = storage.CheckMirror(c.out.mirror.Root()); err != nil {
+			return report, fmt.Errorf("check mirror: %w", err)
+		}
 	}
 	c.log.Info("mirror links rewritten", "pages", rewritten, "files", report.Files,
 		"links", report.Links, "broken", len(report.Broken)+report.Unlisted)
@@ -144,4 +152,75 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 	}
 	path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
 	return path, err == nil
+}
+
+// unlinkGone makes absolute again the broken links of mirror files that
+// lead to pages removed from the mirror since they were relinked (404 or
+// 410 on a revisit), as a link to a page the mirror does not have is
+// written. A file whose page a worker is visiting is left for the next
+// pass. It returns how many files changed.
+func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
+	if len(broken) == 0 {
+		return 0, nil
+	}
+	gone := map[string]string{}        // mirror path a gone page had → its URL
+	owner := map[string]storage.Page{} // mirror path → the page saved there
+	need := map[string]bool{}          // files with broken links
+	for _, b := range broken {
+		need[b.File] = true
+	}
+	err := c.pages.ForEach(func(p storage.Page) error {
+		switch {
+		case need[p.MirrorPath] && p.Relinked:
+			owner[p.MirrorPath] = p // its relative links are mirror paths
+		case p.MirrorPath == "" && (p.Status == 404 || p.Status == 410):
+			at := storage.MirrorPath(mustParse(p.URL), p.ContentType)
+			gone[at], gone[at+"/index.html"] = p.URL, p.URL // where Locate may have put it
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read page records: %w", err)
+	}
+	if len(gone) == 0 {
+		return 0, nil
+	}
+	lookup := func(p string) (string, bool) { u, ok := gone[p]; return u, ok }
+	changed := 0
+	for file, p := range owner {
+		ok, err := c.unlinkIdle(file, p.Key, lookup)
+		if err != nil {
+			c.log.Warn("unlink gone pages", "file", file, "err", err)
+		}
+		if ok {
+			changed++
+		}
+	}
+	return changed, nil
+}
+
+// unlinkIdle rewrites file, the mirror file of the page of key, with
+// UnlinkGone, unless a worker is visiting that page (it is left for the
+// next pass, as relinkIdle does). The record is read again once the URL is
+// held. It reports whether the file changed.
+func (c *Crawler) unlinkIdle(file, key string, gone func(string) (string, bool)) (bool, error) {
+	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
+		return false, nil
+	}
+	defer c.inflight.Delete(key)
+	p, ok, err := c.pages.Get(key)
+	if err != nil || !ok || !p.Relinked || p.MirrorPath != file {
+		return false, err
+	}
+	m := c.out.mirror
+	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(file)))
+	if err != nil {
+		return false, err
+	}
+	body, n := storage.UnlinkGone(body, file, isCSS(p.ContentType), gone)
+	if n == 0 {
+		return false, nil
+	}
+	_, err = m.Write(mustParse(p.URL), p.ContentType, bytes.NewReader(body))
+	return err == nil, err
 }

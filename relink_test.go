@@ -69,3 +69,62 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		t.Errorf("/a not relinked at the next pass: relinked=%v, file %q", done, got)
 	}
 }
+
+// A page removed from the mirror (gone) leaves no broken links: links to it
+// from files relinked before are made absolute again, as wget -k writes a
+// link to a page it does not have.
+func TestRelinkUnlinksGonePages(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pages := map[string]storage.Page{}
+	for raw, body := range map[string]string{
+		"http://example.test/":  `<a href="/b#x">b</a> <a href="/c">c</a>`,
+		"http://example.test/b": "b",
+		"http://example.test/c": "c",
+	} {
+		u := mustParse(raw)
+		rel, err := c.out.mirror.Write(u, "text/html", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon, _ := frontier.Canonicalize(raw, 0)
+		p := storage.Page{Key: canon.Key, URL: raw, Status: 200, ContentType: "text/html", MirrorPath: rel}
+		if err := c.pages.Put(p); err != nil {
+			t.Fatal(err)
+		}
+		pages[raw] = p
+	}
+	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+		t.Fatalf("first pass: %+v, %v", rep, err)
+	}
+	// /b answers 404 on a revisit: handle removes its file, keeps its type.
+	b := pages["http://example.test/b"]
+	if err := c.out.mirror.Remove(mustParse(b.URL), b.ContentType); err != nil {
+		t.Fatal(err)
+	}
+	b.Status, b.MirrorPath = 404, ""
+	if err := c.pages.Put(b); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := c.relinkMirror()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Broken) != 0 {
+		t.Errorf("broken links left: %+v", rep.Broken)
+	}
+	root := pages["http://example.test/"]
+	got, err := os.ReadFile(filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(root.MirrorPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<a href="http://example.test/b#x">b</a> <a href="c.html">c</a>`; string(got) != want {
+		t.Errorf("index after /b went: %q, want %q", got, want)
+	}
+}

@@ -58,7 +58,8 @@
 //
 // Link rewriting for output.mirror_links: relative (RewriteHTML, RewriteCSS,
 // CheckMirror) works like wget -k: links to files in the mirror become
-// relative, others absolute, and <base href> is dropped. It works on bytes
+// relative, others absolute, and <base href> is dropped; UnlinkGone makes
+// links to files removed since (pages gone) absolute again. It works on bytes
 // and keeps all but the values it changes, which suits UTF-8 and other
 // ASCII-compatible pages; a page in UTF-16 is left as it is, and in a
 // rewritten style, srcset or refresh value, characters that were written as

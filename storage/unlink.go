@@ -1,0 +1,47 @@
+package storage
+
+import (
+	"bytes"
+	"path"
+	"strings"
+)
+
+// UnlinkGone returns body, the mirror file at selfPath (slash-separated,
+// relative to the root) as RewriteHTML or RewriteCSS left it, with each
+// relative reference that leads to a file no longer in the mirror made an
+// absolute URL again, as RewriteHTML writes a link to a page the mirror
+// does not have. gone is given the path a reference leads to, as
+// CheckMirror resolves it, and returns the URL of the page that was kept
+// there, if any. The reference's fragment is kept. css says body is a
+// stylesheet. It returns the new body and how many references changed.
+func UnlinkGone(body []byte, selfPath string, css bool, gone func(mirrorPath string) (url string, ok bool)) ([]byte, int) {
+	dir, n := path.Dir(selfPath), 0
+	fn := func(ref string) (string, bool) {
+		s := cleanURL(ref)
+		if !isMirrorRef(s) {
+			return ref, false
+		}
+		p, ok := refPath(dir, s)
+		if !ok {
+			return ref, false
+		}
+		abs, ok := gone(p)
+		if !ok {
+			return ref, false
+		}
+		if _, frag, ok := strings.Cut(s, "#"); ok {
+			abs += "#" + frag
+		}
+		n++
+		return abs, true
+	}
+	var out bytes.Buffer
+	out.Grow(len(body) + len(body)/16)
+	if css {
+		walkCSS(body, fn, &out)
+	} else {
+		w := htmlWalker{fn: func(ref string, _ refKind) (string, bool) { return fn(ref) }, out: &out}
+		w.walk(body, false)
+	}
+	return out.Bytes(), n
+}
