@@ -69,7 +69,7 @@ func ExampleInventory() {
 		log.Fatal(err)
 	}
 	// Output:
-	// {"url":"https://example.com/","status":200,"content_type":"text/html","bytes":5120,"duration_ms":42,"fetched_at":"2025-03-04T05:06:07Z","depth":0,"found_via":"seed","robots":"allowed"}
+	// {"url":"https://example.com/","status":200,"content_type":"text/html","fetched_at":"2025-03-04T05:06:07Z","depth":0,"found_via":"seed","robots":"allowed","bytes":5120,"duration_ms":42}
 	// {"url":"https://example.com/private/","status":0,"depth":1,"found_via":"link","referrer":"https://example.com/","robots":"disallowed"}
 }
 

@@ -35,7 +35,9 @@ const (
 // Record is one line of the URL inventory: one visit of one URL, or one URL
 // refused before any request. Its JSON form is the contract's: url and status
 // are always written (status 0 when there was no response), depth too (0 is
-// a seed's), and every other field only when it has a value.
+// a seed's), bytes and duration_ms whenever there was a response (an empty
+// body and an answer within a millisecond are values too), and every other
+// field only when it has a value.
 type Record struct {
 	URL         string        `json:"url"`
 	Status      int           `json:"status"`
@@ -53,6 +55,21 @@ type Record struct {
 	NotModified bool          `json:"not_modified,omitempty"`
 	Gone        bool          `json:"gone,omitempty"`
 	Error       string        `json:"error,omitempty"`
+}
+
+// wireForm is what Write encodes for r: r itself, or, when there was a
+// response, r with bytes and duration_ms written even when zero (they come
+// last on the line then).
+func wireForm(r Record) any {
+	type plain Record
+	if r.Status == 0 {
+		return plain(r)
+	}
+	return struct {
+		plain
+		Bytes      int64 `json:"bytes"`
+		DurationMS int64 `json:"duration_ms"`
+	}{plain(r), r.Bytes, r.DurationMS}
 }
 
 // inventoryBuffer is how many bytes of complete lines the Inventory holds
@@ -140,7 +157,7 @@ func (inv *Inventory) Write(r Record) error {
 		return fmt.Errorf("write inventory: %w", os.ErrClosed)
 	}
 	inv.scratch.Reset()
-	if err := inv.enc.Encode(r); err != nil {
+	if err := inv.enc.Encode(wireForm(r)); err != nil {
 		return fmt.Errorf("encode inventory record: %w", err)
 	}
 	line := inv.scratch.Bytes()

@@ -143,7 +143,7 @@ func TestInventoryStdout(t *testing.T) {
 	if err := inv.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if got := stdout.String(); got != `{"url":"u","status":200,"depth":0}`+"\n" {
+	if got := stdout.String(); got != `{"url":"u","status":200,"depth":0,"bytes":0,"duration_ms":0}`+"\n" {
 		t.Errorf("stdout %q", got)
 	}
 }
