@@ -66,6 +66,9 @@ type Crawler struct {
 	wakeCh   chan struct{}
 	fetched  atomic.Int64 // pages fetched this run (for max_pages)
 	stats    runStats
+	// relinkWait is the longest a daemon's mirror waits to be relinked
+	// after a change (see relinkEvery).
+	relinkWait time.Duration
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -83,6 +86,8 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		metrics: newMetrics(),
 		wakeCh:  make(chan struct{}, 1),
 		stats:   newRunStats(),
+
+		relinkWait: time.Minute,
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
 		return nil, fmt.Errorf("state_dir: %w", err)
@@ -256,31 +261,6 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	sum := c.summary(started)
 	sum.BrokenLinks = broken
 	return sum, err
-}
-
-// relinkEvery relinks the mirror of a daemon once per daemon.recrawl, the
-// length of a pass, until the returned stop is called.
-func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
-	if !c.cfg.Daemon.Enabled {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(c.conf().Daemon.Recrawl)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := c.relinkMirror(); err != nil {
-					c.log.Error("relink mirror", "err", err)
-				}
-			}
-		}
-	})
-	return func() { cancel(); wg.Wait() }
 }
 
 // wake tells the dispatcher that something changed: a worker finished, or a

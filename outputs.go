@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/crawler/storage"
@@ -22,6 +23,8 @@ type outputs struct {
 
 	mu       sync.Mutex
 	invError error // the first inventory write error, reported once
+
+	mirrored atomic.Int64 // pages saved in or removed from the mirror
 }
 
 func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
@@ -89,6 +92,7 @@ func (o *outputs) saveMirror(u *url.URL, resp *response) string {
 		o.log.Error("write mirror", "url", u.String(), "err", err)
 		return ""
 	}
+	o.mirrored.Add(1)
 	return path
 }
 
@@ -100,6 +104,7 @@ func (o *outputs) removeMirror(u *url.URL, contentType string) {
 	if err := o.mirror.Remove(u, contentType); err != nil {
 		o.log.Error("remove from mirror", "url", u.String(), "err", err)
 	}
+	o.mirrored.Add(1)
 }
 
 // saveWARC writes the exchange as WARC records and returns the reference to

@@ -2,15 +2,52 @@ package crawler
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 )
+
+// relinkEvery relinks the mirror of a daemon after its passes, until the
+// returned stop is called: every daemon.recrawl, the length of a pass, or
+// sooner, c.relinkWait (a minute) after a change, so that a daemon with a
+// long recrawl does not leave its first pass unlinked for a day. A mirror
+// that did not change since the last relink is not checked again.
+func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
+	if !c.cfg.Daemon.Enabled {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(min(c.conf().Daemon.Recrawl, c.relinkWait))
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			n := c.out.mirrored.Load()
+			if n == last {
+				continue
+			}
+			last = n
+			if _, err := c.relinkMirror(); err != nil {
+				c.log.Error("relink mirror", "err", err)
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}
 
 // relinkBatch is how many pages one read of the page records gathers.
 const relinkBatch = 1000
@@ -81,6 +118,7 @@ func (c *Crawler) relinkPages() (int, error) {
 				done++
 			} else {
 				busy++
+				c.out.mirrored.Add(1) // a change still to relink: the next tick tries again
 			}
 		}
 		if len(batch) < relinkBatch || busy == len(batch) {

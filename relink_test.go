@@ -1,10 +1,15 @@
 package crawler
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
@@ -126,5 +131,53 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 	}
 	if want := `<a href="http://example.test/b#x">b</a> <a href="c.html">c</a>`; string(got) != want {
 		t.Errorf("index after /b went: %q, want %q", got, want)
+	}
+}
+
+// A daemon relinks its mirror soon after its first pass, not only once a
+// daemon.recrawl (here an hour) has gone by.
+func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
+		case "/b":
+			fmt.Fprint(w, `<html>b</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(got), `href="b.html"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+		got, _ = os.ReadFile(index)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if !strings.Contains(string(got), `href="b.html"`) {
+		t.Errorf("the index is not relinked: %q", got)
 	}
 }
