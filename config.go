@@ -66,7 +66,9 @@ type SitemapLimits struct {
 
 // ScopeConfig decides which URLs may enter the frontier. A URL is in scope
 // when its origin is one of Hosts, it matches one of Include (or Include is
-// empty), it matches none of Exclude, and it passes the trap guards.
+// empty), it matches none of Exclude, and it passes the trap guards. The
+// seeds and the sitemaps the config names are taken as given: only their
+// hosts are checked.
 type ScopeConfig struct {
 	// Hosts are the origins that may be fetched. Each entry is an origin
 	// ("https://example.com", "http://127.0.0.2:8001"; a path of "/" is

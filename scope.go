@@ -54,6 +54,17 @@ func (s *scope) check(u *url.URL, origin string, depth int) string {
 	return s.trap(u)
 }
 
+// checkStart is check for a seed or a sitemap the config names, at depth
+// 0: taken as given, as wget takes its start URLs, so that include,
+// exclude and the trap guards judge only what is found from them. Only its
+// host must be in scope, since no other host is ever contacted.
+func (s *scope) checkStart(origin string) string {
+	if len(s.hosts) > 0 && !s.hosts[origin] {
+		return rejectHost
+	}
+	return ""
+}
+
 // trap applies the guards against URL spaces without end: too many path
 // segments, one segment repeated (/a/b/a/b/a/b), and calendar pages that
 // walk years away from today.

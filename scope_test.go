@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 func TestScopeCheck(t *testing.T) {
@@ -65,5 +67,36 @@ func TestScopeEmptyAllowsAll(t *testing.T) {
 	u, _ := url.Parse("http://anywhere.example/x/y/z?q=2099-01")
 	if got := (&scope{}).check(u, "http://anywhere.example", 1000); got != "" {
 		t.Fatalf("an empty scope rejected %s: %q", u, got)
+	}
+}
+
+// TestSeedsAreTakenAsGiven checks that a seed outside scope.include is
+// fetched (include and exclude judge what is found from it, as wget's
+// accept and reject patterns do), and that a seed whose host scope.hosts
+// leaves out is not contacted but recorded in the inventory.
+func TestSeedsAreTakenAsGiven(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	b.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	a.html("/", "/docs/1", "/blog/1")
+	a.html("/docs/1")
+	a.html("/blog/1")
+	b.html("/")
+	cfg := testConfig(t, a.URL+"/", b.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL}
+	cfg.Scope.Include = []string{"/docs/"}
+	runCrawl(t, cfg)
+	if h := a.hits(); h["/"] != 1 || h["/docs/1"] != 1 || h["/blog/1"] != 0 {
+		t.Errorf("requests to A %v; want /, /docs/1 and not /blog/1", h)
+	}
+	if len(b.log) != 0 {
+		t.Errorf("B, out of scope, was asked %d times", len(b.log))
+	}
+	inv := inventory(t, cfg.Output.URLs)
+	if r := inv[a.URL+"/"]; r.Status != 200 || r.FoundVia != storage.FoundSeed {
+		t.Errorf("record of seed A = %+v; want a 200 found as a seed", r)
+	}
+	if r, ok := inv[b.URL+"/"]; !ok || r.Status != 0 || r.FoundVia != storage.FoundSeed || r.Error != "out of scope: host" {
+		t.Errorf("record of seed B = %+v (found %v); want status 0, a seed, out of scope: host", r, ok)
 	}
 }

@@ -25,6 +25,8 @@ func (c *Crawler) seed() error {
 }
 
 // seedItems are the seeds and sitemaps of the config in force, at depth 0.
+// One whose host is out of scope is refused, with a record in the
+// inventory.
 func (c *Crawler) seedItems() []frontier.Item {
 	cfg := c.conf()
 	var items []frontier.Item
@@ -34,8 +36,15 @@ func (c *Crawler) seedItems() []frontier.Item {
 			c.log.Warn("seed refused", "url", raw, "err", err)
 			return
 		}
-		if why := cfg.scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+		if why := cfg.scope.checkStart(u.Origin); why != "" {
 			c.log.Warn("seed out of scope", "url", raw, "reason", why)
+			c.stats.reject(why)
+			c.metrics.rejected.WithLabelValues(why).Inc()
+			if c.stats.firstRefusal(raw) {
+				c.out.inventory(storage.Record{
+					URL: raw, FoundVia: storage.FoundSeed, FetchedAt: c.now(), Error: "out of scope: " + why,
+				})
+			}
 			return
 		}
 		items = append(items, frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed})
