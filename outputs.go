@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,6 +96,16 @@ func (o *outputs) saveMirror(u *url.URL, resp *response) string {
 	}
 	o.mirrored.Add(1)
 	return path
+}
+
+// inMirror reports whether rel, a path Mirror.Write returned, is a file of
+// the mirror.
+func (o *outputs) inMirror(rel string) bool {
+	if o.mirror == nil || rel == "" {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(o.mirror.Root(), filepath.FromSlash(rel)))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // removeMirror deletes a page that is gone from the mirror.

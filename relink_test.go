@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,5 +180,57 @@ func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
 	c.Close()
 	if !strings.Contains(string(got), `href="b.html"`) {
 		t.Errorf("the index is not relinked: %q", got)
+	}
+}
+
+// A revisit that brings the same body from a server that sends no
+// validators leaves the mirror file as it is, relinked or not: it is not
+// written again.
+func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
+	var mu sync.Mutex
+	visits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			mu.Lock()
+			visits++
+			mu.Unlock()
+			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
+		case "/b":
+			fmt.Fprint(w, `<html>b</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = 50 * time.Millisecond
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := visits
+		mu.Unlock()
+		if n >= 3 || time.Now().After(deadline) {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if n := c.out.mirrored.Load(); n != 2 {
+		t.Errorf("%d mirror writes for two pages that never changed (/ fetched %d times), want 2", n, visits)
 	}
 }

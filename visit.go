@@ -191,7 +191,14 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 			links = c.readSitemap(ctx, l, resp, &rec)
 		} else {
 			links = c.follow(l, resp, &page)
-			if c.mirroring() {
+			switch {
+			case !c.mirroring():
+			case known && page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(prev.MirrorPath):
+				// The body the mirror holds, maybe relinked since:
+				// a revisit of a server that sends no validators
+				// leaves it as it is.
+				page.Relinked = prev.Relinked
+			default:
 				page.MirrorPath = c.out.saveMirror(u, resp)
 			}
 		}
