@@ -65,6 +65,7 @@ type Crawler struct {
 	inflight sync.Map     // canonical keys being visited, of either kind
 	wakeCh   chan struct{}
 	fetched  atomic.Int64 // pages fetched this run (for max_pages)
+	pagesOut atomic.Int64 // page leases handed to workers and not yet finished (for max_pages)
 	stats    runStats
 	// relinkWait is the longest a daemon's mirror waits to be relinked
 	// after a change (see relinkEvery).
@@ -231,7 +232,11 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for l := range work {
+				page := l.Kind == frontier.KindPage
 				c.visit(ctx, l)
+				if page {
+					c.pagesOut.Add(-1)
+				}
 				c.busy.Add(-1)
 				c.wake()
 			}
@@ -292,13 +297,32 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 		if err != nil {
 			return fmt.Errorf("frontier: %w", err)
 		}
+		if l != nil && c.pagesHeld(l) {
+			// Each page max_pages allows is fetched or being fetched:
+			// this one waits for a visit to end, which may not count.
+			if err := c.front.Release(l, time.Time{}); err != nil {
+				return fmt.Errorf("frontier: %w", err)
+			}
+			c.front.SetReady(l.Origin, now)
+			select {
+			case <-c.wakeCh:
+			case <-ctx.Done():
+			}
+			continue
+		}
 		if l != nil {
 			c.busy.Add(1)
+			if l.Kind == frontier.KindPage {
+				c.pagesOut.Add(1)
+			}
 			select {
 			case work <- l:
 				continue
 			case <-ctx.Done():
 				c.busy.Add(-1)
+				if l.Kind == frontier.KindPage {
+					c.pagesOut.Add(-1)
+				}
 				return c.front.Release(l, time.Time{})
 			}
 		}
@@ -323,6 +347,15 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			}
 		}
 	}
+}
+
+// pagesHeld reports whether page lease l must wait because the pages
+// fetched and those being fetched make max_pages already (ad hoc only), so
+// that workers in flight cannot overshoot the limit.
+func (c *Crawler) pagesHeld(l *frontier.Lease) bool {
+	most := c.conf().Scope.MaxPages
+	return most > 0 && !c.cfg.Daemon.Enabled && l.Kind == frontier.KindPage &&
+		c.fetched.Load()+c.stats.doneBefore+c.pagesOut.Load() >= int64(most)
 }
 
 func (c *Crawler) limitReached() bool {

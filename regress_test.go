@@ -226,3 +226,34 @@ func TestParkedHostsURLsAreRecorded(t *testing.T) {
 		t.Errorf("resume: parked %+v; want the host still parked", sum.Parked)
 	}
 }
+
+// max_pages is a bound on the pages fetched, not on the visits started:
+// requests in flight at once (several hosts, or max_per_host > 1) must not
+// carry the crawl past it, and a visit that does not count (a 404) frees
+// its place.
+func TestMaxPagesWithRequestsInFlight(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: ""})
+	var links []string
+	for i := range 12 {
+		links = append(links, fmt.Sprintf("/p%d", i))
+		if i > 0 { // /p0 is missing: a 404, not a page fetched
+			s.html(links[i])
+		}
+	}
+	s.html("/", links...)
+	s.hold = 30 * time.Millisecond // keep the requests in flight together
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Politeness.MaxPerHost, cfg.Fetch.Workers = 6, 6
+	cfg.Scope.MaxPages = 4
+	runCrawl(t, cfg)
+	pages := 0
+	for _, r := range inventory(t, cfg.Output.URLs) {
+		if r.Status == 200 {
+			pages++
+		}
+	}
+	if pages != 4 {
+		t.Errorf("%d pages fetched with max_pages 4 (requests %v)", pages, s.hits())
+	}
+}
