@@ -133,15 +133,23 @@ func (g *Gate) interval(h *host) (time.Duration, Why) {
 	return g.cfg.Delay, WhyConfig
 }
 
-// limit is the limiter's rate for h. It is a hundredth slower than the
-// interval asks, so that scheduling jitter between deciding and sending never
-// brings two starts closer than the interval as the server sees them.
+// limit is the limiter's rate for h. It is slower than the interval asks by
+// slack, so that scheduling jitter between deciding and sending never brings
+// two starts closer than the interval as the server sees them.
 func (g *Gate) limit(h *host) rate.Limit {
 	iv, _ := g.interval(h)
 	if iv <= 0 {
 		return rate.Inf
 	}
-	return rate.Every(iv + iv/100)
+	return rate.Every(iv + slack(iv))
+}
+
+// slack is what the gate adds to an interval iv for the time a request takes
+// from our side to the server's: a hundredth of iv but at least 2ms (a
+// loaded machine delays the server's reading of a request by that much),
+// and never more than a tenth of iv.
+func slack(iv time.Duration) time.Duration {
+	return min(max(iv/100, 2*time.Millisecond), iv/10)
 }
 
 // SetCrawlDelay records the Crawl-delay of our group in the host's robots.txt
@@ -225,7 +233,7 @@ func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
 	// The interval also holds from the last start itself, so a Crawl-delay
 	// learnt from a robots.txt counts from that very request.
 	iv, _ := g.interval(h)
-	if next := h.sentAt.Add(iv); next.After(at) {
+	if next := h.sentAt.Add(iv + slack(iv)); next.After(at) {
 		at = next
 	}
 	if tokens := h.lim.TokensAt(at); tokens < 1 {

@@ -320,3 +320,18 @@ func TestGateAnsweredKeepsDistanceAsTheServerSeesIt(t *testing.T) {
 		t.Fatalf("Ready = (%v, %v), want about 1s after the third start", at.Sub(third), ok)
 	}
 }
+
+// The server reads a request a little after it was sent (more on a loaded
+// machine): a start is kept that much further from the last one, so two
+// starts are not closer than the delay as the server stamps them, even
+// when the last request is still in flight.
+func TestGateKeepsSlackOverTheDelay(t *testing.T) {
+	g := New(Config{Delay: 100 * time.Millisecond, MaxPerHost: 2}, t0)
+	first := acquireAt(t, g, origin, t0)
+	sent := first.Add(5 * time.Millisecond) // later than the grant: the limiter's own slack is spent
+	g.Sent(origin, sent)
+	next := acquireAt(t, g, origin, sent)
+	if gap := next.Sub(sent); gap < 102*time.Millisecond {
+		t.Fatalf("second start %v after the first went out, want ≥ 102ms (100ms and 2ms of slack)", gap)
+	}
+}
