@@ -541,17 +541,23 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 	fs.StringVar(&f.path, "c", "", "read the YAML config `FILE` (see config.example.yaml)")
 	fs.StringVar(&f.path, "config", "", "same as -c `FILE`")
 	str := func(_ string, s string) (string, error) { return s, nil }
+	list := func(old []string, s string) ([]string, error) { return append(old, s), nil }
 	bindFlag(f, "user-agent", "user_agent", "send `string` as the User-Agent; its product token picks the robots.txt group",
 		func(c *crawler.Config) *string { return &c.UserAgent }, str)
 	bindFlag(f, "sitemap", "sitemaps", "read the sitemap or sitemap index at `URL` (repeatable; replaces the config's list)",
-		func(c *crawler.Config) *[]string { return &c.Sitemaps },
-		func(old []string, s string) ([]string, error) { return append(old, s), nil })
+		func(c *crawler.Config) *[]string { return &c.Sitemaps }, list)
 	bindFlag(f, "state-dir", "state_dir", "keep the crawl state in `directory`, to resume from",
 		func(c *crawler.Config) *string { return &c.StateDir }, str)
 	bindFlag(f, "max-depth", "scope.max_depth", "follow at most `n` link hops from a seed; 0 = unlimited",
 		func(c *crawler.Config) *int { return &c.Scope.MaxDepth }, parseIntFlag)
 	bindFlag(f, "max-pages", "scope.max_pages", "fetch at most `n` pages; 0 = unlimited",
 		func(c *crawler.Config) *int { return &c.Scope.MaxPages }, parseIntFlag)
+	bindFlag(f, "host", "scope.hosts", "fetch from the origin or host[:port] `H` (repeatable; replaces the config's list)",
+		func(c *crawler.Config) *[]string { return &c.Scope.Hosts }, list)
+	bindFlag(f, "include", "scope.include", "follow only URLs matching the `regexp` (repeatable; replaces the config's list)",
+		func(c *crawler.Config) *[]string { return &c.Scope.Include }, list)
+	bindFlag(f, "exclude", "scope.exclude", "skip URLs matching the `regexp` (repeatable; replaces the config's list)",
+		func(c *crawler.Config) *[]string { return &c.Scope.Exclude }, list)
 	bindFlag(f, "delay", "politeness.delay", "leave at least `duration` between two requests to one host",
 		func(c *crawler.Config) *time.Duration { return &c.Politeness.Delay }, parseDurationFlag)
 	bindFlag(f, "max-per-host", "politeness.max_per_host", "keep at most `n` requests in flight to one host",
@@ -560,12 +566,21 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *int { return &c.Fetch.Workers }, parseIntFlag)
 	bindFlag(f, "timeout", "fetch.timeout", "give one request at most `duration`",
 		func(c *crawler.Config) *time.Duration { return &c.Fetch.Timeout }, parseDurationFlag)
+	bindFlag(f, "max-body", "fetch.max_body", "read at most `size` of a body (bytes or 10MiB)",
+		func(c *crawler.Config) *crawler.ByteSize { return &c.Fetch.MaxBody },
+		func(_ crawler.ByteSize, s string) (crawler.ByteSize, error) { return crawler.ParseByteSize(s) })
+	bindFlag(f, "max-redirects", "fetch.max_redirects", "follow at most `n` redirect hops from one URL",
+		func(c *crawler.Config) *int { return &c.Fetch.MaxRedirects }, parseIntFlag)
+	bindFlag(f, "retries", "fetch.retries", "retry a 5xx answer or network error `n` times",
+		func(c *crawler.Config) *int { return &c.Fetch.Retries }, parseIntFlag)
 	for _, name := range []string{"urls", "out"} {
 		bindFlag(f, name, "output.urls", "write the JSON Lines inventory of URLs to `FILE` (- = stdout)",
 			func(c *crawler.Config) *string { return &c.Output.URLs }, str)
 	}
 	bindFlag(f, "mirror", "output.mirror_dir", "write a browsable mirror of the pages under `directory`",
 		func(c *crawler.Config) *string { return &c.Output.MirrorDir }, str)
+	bindFlag(f, "mirror-links", "output.mirror_links", "`mode` of links in mirrored pages: keep, or relative to browse offline",
+		func(c *crawler.Config) *string { return &c.Output.MirrorLinks }, str)
 	bindFlag(f, "warc", "output.warc", "write WARC files into `directory`",
 		func(c *crawler.Config) *string { return &c.Output.WARC }, str)
 	bindFlag(f, "daemon", "daemon.enabled", "run until stopped, re-crawling on schedule",
