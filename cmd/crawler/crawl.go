@@ -61,13 +61,16 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if err != nil {
 		return err
 	}
+	// The config file (a crawl's, often) lends its scope, politeness and
+	// fetch keys; where the audit's output and state go only flags say.
 	cfg.Output.MirrorDir, cfg.Output.WARC = "", ""
-	if cfg.Output.URLs == "" {
+	if !isSet(fs, "out") && !isSet(fs, "urls") {
 		cfg.Output.URLs = "-"
 	}
-	if cfg.StateDir == crawler.DefaultConfig().StateDir && !isSet(fs, "state-dir") {
-		// An audit that was not given a state_dir keeps its state apart
-		// from any crawl's, and leaves nothing behind.
+	if !isSet(fs, "state-dir") {
+		// An audit that was not given --state-dir keeps its state apart
+		// from any crawl's (whose frontier would say every URL is done
+		// already), and leaves nothing behind.
 		dir, err := os.MkdirTemp("", "crawler-discover-")
 		if err != nil {
 			return err

@@ -149,3 +149,34 @@ func TestCrawlReloadsOnSIGHUP(t *testing.T) {
 		t.Fatal("the daemon did not stop within 10s of its context ending")
 	}
 }
+
+// TestDiscoverWithACrawlConfig checks that discover given a crawl's config
+// writes to stdout and keeps its state apart: the crawl's inventory file
+// and state are left alone, and its done URLs are listed again.
+func TestDiscoverWithACrawlConfig(t *testing.T) {
+	srv := smallSite(t)
+	dir := t.TempDir()
+	inv, state := filepath.Join(dir, "urls.jsonl"), filepath.Join(dir, "state")
+	cfg := filepath.Join(dir, "crawl.yaml")
+	yaml := fmt.Sprintf("seeds: [%s/]\nstate_dir: %s\npoliteness: {delay: 0s}\noutput: {urls: %s}\n", srv.URL, state, inv)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCmd(t, "", "crawl", "-c", cfg); code != 0 {
+		t.Fatalf("crawl: exit %d; stderr:\n%s", code, stderr)
+	}
+	before, err := os.ReadFile(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCmd(t, "", "discover", "-c", cfg, srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("discover: exit %d; stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(stdout, "\n"); n != 4 {
+		t.Errorf("discover wrote %d lines to stdout, want 4:\n%s", n, stdout)
+	}
+	if after, _ := os.ReadFile(inv); !bytes.Equal(after, before) {
+		t.Errorf("discover wrote to the crawl's inventory:\n%s", after[len(before):])
+	}
+}
