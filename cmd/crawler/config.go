@@ -285,6 +285,10 @@ func (d *configDecoder) syntaxProblem(err error) problem {
 		}
 	}
 	p.msg = "invalid YAML: " + msg
+	if strings.Contains(msg, "block sequence entries are not allowed") {
+		// Most often `urls: -`, where a lone - starts a list.
+		p.msg += ` (a lone - starts a list item; to mean stdout, quote it: "-")`
+	}
 	return p
 }
 
