@@ -202,7 +202,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 				page.MirrorPath = c.out.saveMirror(u, resp)
 			}
 		}
-	case (resp.status == 404 || resp.status == 410) && known:
+	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
 		// Every revisit that finds the page missing says so, whether it
 		// was there at the first visit or not: the last record of a URL
 		// is its current state. The page keeps the type of its last
