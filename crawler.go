@@ -66,6 +66,7 @@ type Crawler struct {
 	wakeCh   chan struct{}
 	fetched  atomic.Int64 // pages fetched this run (for max_pages)
 	pagesOut atomic.Int64 // page leases handed to workers and not yet finished (for max_pages)
+	reading  sitemapsOut  // sitemaps being read, whose hosts' links wait for them
 	stats    runStats
 	// relinkWait is the longest a daemon's mirror waits to be relinked
 	// after a change (see relinkEvery).
@@ -232,10 +233,12 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for l := range work {
-				page := l.Kind == frontier.KindPage
+				page, origin := l.Kind == frontier.KindPage, l.Origin
 				c.visit(ctx, l)
 				if page {
 					c.pagesOut.Add(-1)
+				} else {
+					c.reading.end(origin, c)
 				}
 				c.busy.Add(-1)
 				c.wake()
@@ -297,6 +300,9 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 		if err != nil {
 			return fmt.Errorf("frontier: %w", err)
 		}
+		if l != nil && c.reading.hold(l, c) {
+			continue // the host waits for its sitemap; others go on
+		}
 		if l != nil && c.pagesHeld(l) {
 			// Each page max_pages allows is fetched or being fetched:
 			// this one waits for a visit to end, which may not count.
@@ -314,6 +320,8 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			c.busy.Add(1)
 			if l.Kind == frontier.KindPage {
 				c.pagesOut.Add(1)
+			} else {
+				c.reading.start(l.Origin)
 			}
 			select {
 			case work <- l:
@@ -322,6 +330,8 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 				c.busy.Add(-1)
 				if l.Kind == frontier.KindPage {
 					c.pagesOut.Add(-1)
+				} else {
+					c.reading.end(l.Origin, c)
 				}
 				return c.front.Release(l, time.Time{})
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 // runFor runs a crawl for at most d and returns its summary, its error and
@@ -255,5 +257,35 @@ func TestMaxPagesWithRequestsInFlight(t *testing.T) {
 	}
 	if pages != 4 {
 		t.Errorf("%d pages fetched with max_pages 4 (requests %v)", pages, s.hits())
+	}
+}
+
+// A URL found by a link and also listed in a sitemap (read through an
+// index) is at depth 0, as CONTRACT.md says, even with no delay between
+// requests, when its link is queued long before the sitemap is read:
+// max_depth then counts from it.
+func TestSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
+	for range 3 { // the order was a race: try it a few times
+		s := newSite(t)
+		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/index.xml\n"})
+		s.set("/index.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{{base}}/pages.xml</loc></sitemap></sitemapindex>`})
+		s.set("/pages.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/a</loc></url></urlset>`})
+		s.html("/", "/x", "/a")
+		s.html("/x")
+		s.html("/a", "/b")
+		s.html("/b", "/c")
+		s.html("/c")
+		cfg := testConfig(t, s.URL+"/")
+		cfg.Scope.MaxDepth = 1
+		runCrawl(t, cfg)
+		inv := inventory(t, cfg.Output.URLs)
+		if r := inv[s.URL+"/a"]; r.Depth != 0 || r.FoundVia != storage.FoundSitemap || !r.InSitemap {
+			t.Fatalf("record of /a = %+v; want depth 0, found via sitemap, in sitemap", r)
+		}
+		if h := s.hits(); h["/b"] != 1 || h["/c"] != 0 {
+			t.Fatalf("requests %v; want /b (depth 1 from the sitemap's /a) and not /c", h)
+		}
 	}
 }

@@ -47,7 +47,11 @@ func (c *Crawler) seedItems() []frontier.Item {
 			}
 			return
 		}
-		items = append(items, frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed})
+		it := frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed}
+		if kind == frontier.KindSitemap {
+			it.Priority = sitemapPriority
+		}
+		items = append(items, it)
 	}
 	for _, s := range cfg.Seeds {
 		add(s, frontier.KindPage)
@@ -57,6 +61,11 @@ func (c *Crawler) seedItems() []frontier.Item {
 	}
 	return items
 }
+
+// sitemapPriority puts sitemaps first in their host's queue, so that the
+// URLs they list are known at depth 0 before the host's links are fetched
+// (see sitemapsOut).
+const sitemapPriority = 1
 
 // seedSitemaps queues the Sitemap: lines of origin's robots.txt that are in
 // scope, as sitemaps found at depth 0.
@@ -80,7 +89,7 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 		}
 		items = append(items, frontier.Item{
 			URL: u, Kind: frontier.KindSitemap, Via: frontier.ViaSitemap,
-			Referrer: origin + "/robots.txt",
+			Referrer: origin + "/robots.txt", Priority: sitemapPriority,
 		})
 	}
 	if len(items) == 0 {
@@ -119,7 +128,7 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 		}
 		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request}
 		if e.Child {
-			it.Kind = frontier.KindSitemap
+			it.Kind, it.Priority = frontier.KindSitemap, sitemapPriority
 		} else {
 			c.metrics.sitemapURLs.Inc()
 			it.Priority, it.InSitemap = e.Priority, true
