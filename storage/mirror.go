@@ -55,16 +55,6 @@ func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, 
 	if err != nil {
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
 	}
-	// A new file is written in place: no reader can see a part of an older
-	// version, and one cut short by a crash is written again when its URL
-	// is fetched again. That spares a rename per page; an existing file is
-	// replaced through a temporary file.
-	if final, err := m.create(rel, body); err == nil || !errors.Is(err, fs.ErrExist) {
-		if err != nil {
-			return "", fmt.Errorf("mirror %s: %w", rel, err)
-		}
-		return final, nil
-	}
 	tmp, err := writeTemp(dir, body)
 	if err != nil {
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
@@ -79,34 +69,6 @@ func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, 
 	if err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
-	}
-	return final, nil
-}
-
-// create writes body as the file for rel if it does not exist yet, and
-// returns its path; an error wrapping fs.ErrExist means it does (or a
-// directory holds the place of its index.html).
-func (m *Mirror) create(rel string, body io.Reader) (string, error) {
-	m.mu.Lock()
-	final, err := m.locate(rel)
-	var f *os.File
-	if err == nil {
-		f, err = os.OpenFile(m.abs(final), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	}
-	m.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
-	_, err = io.Copy(f, body)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
 	}
 	return final, nil
 }

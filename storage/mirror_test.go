@@ -113,25 +113,6 @@ func TestMirrorWriteFailureKeepsOld(t *testing.T) {
 	}
 }
 
-// A new file is written in place, not through a temporary file: one whose
-// body fails is removed, so no part of a page stays in the mirror.
-func TestMirrorWriteFailureOfNewFileLeavesNone(t *testing.T) {
-	m := newTestMirror(t)
-	u := mustParse(t, "http://h/new.html")
-	if _, err := m.Write(u, "text/html", iotest.ErrReader(errors.New("connection reset"))); err == nil {
-		t.Fatal("Write with a failing body succeeded")
-	}
-	if got := tree(t, m.Root()); !slices.Equal(got, []string{"h/"}) {
-		t.Errorf("tree %q after a failed first write, want no file", got)
-	}
-	if got := writePage(t, m, u.String(), "text/html", "ok"); got != "h/new.html" {
-		t.Errorf("Write returned %q", got)
-	}
-	if got := readMirror(t, m, "h/new.html"); got != "ok" {
-		t.Errorf("content %q", got)
-	}
-}
-
 // TestMirrorClash writes a file and a directory of the same name in both
 // orders and expects the same tree.
 func TestMirrorClash(t *testing.T) {
