@@ -234,3 +234,88 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 		t.Errorf("%d mirror writes for two pages that never changed (/ fetched %d times), want 2", n, visits)
 	}
 }
+
+// The mirror file of a page that now answers without a body for the
+// mirror (404 with daemon.keep_gone, a redirect) stays as it was relinked:
+// relinking it again would read its relative links as links of the site.
+func TestDaemonKeepsRelinkedFileOfPageWithoutBody(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		keepGone bool
+		answer   func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"gone, kept", true, http.NotFound},
+		{"redirect", false, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/d/c", http.StatusMovedPermanently) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testKeepsRelinkedFile(t, tc.keepGone, tc.answer) })
+	}
+}
+
+func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc) {
+	var mu sync.Mutex
+	changed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		now := changed
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/":
+			// It changes with /d/b, so the mirror is relinked again.
+			fmt.Fprintf(w, `<html><a href="/d/b">b</a> <a href="/d/c">c</a> %v</html>`, now)
+		case r.URL.Path == "/d/b" && !now:
+			fmt.Fprint(w, `<html><a href="/d/c">c</a></html>`)
+		case r.URL.Path == "/d/b":
+			answer(w, r)
+		case r.URL.Path == "/d/c":
+			fmt.Fprint(w, `<html>c</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.KeepGone = keepGone
+	cfg.Daemon.Recrawl = 50 * time.Millisecond
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	bFile := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/d/b"), "text/html"))
+	read := func() string { b, _ := os.ReadFile(bFile); return string(b) }
+	wait := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				cancel()
+				<-done
+				t.Fatalf("timed out waiting for %s; /d/b's file: %q", what, read())
+			}
+		}
+	}
+	wait("/d/b to be relinked", func() bool { return strings.Contains(read(), `href="c.html"`) })
+	mu.Lock()
+	changed = true
+	mu.Unlock()
+	wait("/d/b's new answer", func() bool {
+		return inventory(t, cfg.Output.URLs)[srv.URL+"/d/b"].Status != 200
+	})
+	time.Sleep(200 * time.Millisecond) // a few relink passes
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if got := read(); !strings.Contains(got, `href="c.html"`) {
+		t.Errorf("/d/b's kept file was relinked again: %q", got)
+	}
+}

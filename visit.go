@@ -163,7 +163,16 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		Depth: l.Depth, Referrer: l.Referrer, FetchedAt: now, Duration: resp.duration,
 	}
 	if known {
-		page.Unchanged, page.MirrorPath, page.WARC = prev.Unchanged, prev.MirrorPath, prev.WARC
+		page.Unchanged, page.WARC = prev.Unchanged, prev.WARC
+		if prev.MirrorPath != "" {
+			// The file an earlier visit saved stays as it is until a
+			// new body replaces it or the page is gone: its type named
+			// it, and it may have been relinked. An answer with no body
+			// for the mirror (a redirect, an error) must not leave it to
+			// be relinked again, which would read its relative links as
+			// the site's.
+			page.MirrorPath, page.ContentType, page.Relinked = prev.MirrorPath, prev.ContentType, prev.Relinked
+		}
 	}
 	u := mustParse(l.Request)
 	page.WARC = c.out.saveWARC(u, resp, resp.sent, page.WARC)
@@ -178,6 +187,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		page = prev
 		page.FetchedAt, page.Unchanged, page.WARC = now, prev.Unchanged+1, warc
 	case resp.status >= 200 && resp.status < 300:
+		page.ContentType = rec.ContentType
 		page.Hash = storage.ContentHash(resp.body)
 		if known && prev.Hash == page.Hash {
 			page.Unchanged = prev.Unchanged + 1
@@ -193,13 +203,12 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 			links = c.follow(l, resp, &page)
 			switch {
 			case !c.mirroring():
-			case known && page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(prev.MirrorPath):
+			case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
 				// The body the mirror holds, maybe relinked since:
 				// a revisit of a server that sends no validators
 				// leaves it as it is.
-				page.Relinked = prev.Relinked
 			default:
-				page.MirrorPath = c.out.saveMirror(u, resp)
+				page.MirrorPath, page.Relinked = c.out.saveMirror(u, resp), false
 			}
 		}
 	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
@@ -210,7 +219,7 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		rec.Gone, page.ContentType = true, prev.ContentType
 		if !c.conf().Daemon.KeepGone && prev.MirrorPath != "" {
 			c.out.removeMirror(u, prev.ContentType)
-			page.MirrorPath = ""
+			page.MirrorPath, page.Relinked = "", false
 		}
 	}
 	if resp.status >= 200 && resp.status < 300 && l.Kind == frontier.KindPage {
