@@ -258,6 +258,10 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 			if perr := c.recordParked(); perr != nil {
 				err = fmt.Errorf("record the URLs of parked hosts: %w", perr)
 			}
+		} else if c.fetched.Load() > 0 {
+			if perr := c.recordLeft(); perr != nil {
+				err = fmt.Errorf("record the URLs left at max_pages: %w", perr)
+			}
 		}
 		// The pass is over: the mirror's links can point at its files.
 		report, rerr := c.relinkMirror()
@@ -366,6 +370,23 @@ func (c *Crawler) pagesHeld(l *frontier.Lease) bool {
 	most := c.conf().Scope.MaxPages
 	return most > 0 && !c.cfg.Daemon.Enabled && l.Kind == frontier.KindPage &&
 		c.fetched.Load()+c.stats.doneBefore+c.pagesOut.Load() >= int64(most)
+}
+
+// recordLeft gives each URL that max_pages left queued an inventory record
+// saying so, so that an audit sees every URL found. They stay queued: a
+// run with a larger max_pages fetches them, and its records come later.
+func (c *Crawler) recordLeft() error {
+	now := c.now()
+	return c.front.Pending(func(it frontier.Item) error {
+		rec := storage.Record{
+			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
+			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now,
+			Error: "not fetched: max_pages reached",
+		}
+		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
+		c.out.inventory(rec)
+		return nil
+	})
 }
 
 func (c *Crawler) limitReached() bool {

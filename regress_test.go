@@ -250,13 +250,31 @@ func TestMaxPagesWithRequestsInFlight(t *testing.T) {
 	cfg.Scope.MaxPages = 4
 	runCrawl(t, cfg)
 	pages := 0
-	for _, r := range inventory(t, cfg.Output.URLs) {
+	inv := inventory(t, cfg.Output.URLs)
+	for _, r := range inv {
 		if r.Status == 200 {
 			pages++
 		}
 	}
 	if pages != 4 {
 		t.Errorf("%d pages fetched with max_pages 4 (requests %v)", pages, s.hits())
+	}
+	// Every URL found has a record, those left saying why.
+	for _, l := range links {
+		r, ok := inv[s.URL+l]
+		if !ok {
+			t.Errorf("no record of %s", l)
+		} else if s.hits()[l] == 0 && (r.Status != 0 || r.Error != "not fetched: max_pages reached" || r.Depth != 1 || r.FoundVia != storage.FoundLink) {
+			t.Errorf("record of %s, left: %+v", l, r)
+		}
+	}
+	// A run with a larger limit fetches what was left.
+	cfg.Scope.MaxPages = 0
+	runCrawl(t, cfg)
+	for _, l := range links[1:] {
+		if r := inventory(t, cfg.Output.URLs)[s.URL+l]; r.Status != 200 {
+			t.Errorf("after a resume without the limit, record of %s: %+v", l, r)
+		}
 	}
 }
 

@@ -508,3 +508,65 @@ func TestSitemapLowersDepth(t *testing.T) {
 	}
 	mustCheck(t, f)
 }
+
+// TestPending checks that Pending lists the URLs queued and never visited,
+// with what they were queued with, and leaves out those leased, done, or
+// scheduled for a revisit.
+func TestPending(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	var items []Item
+	for _, u := range []string{"http://a.test/done", "http://a.test/leased", "http://a.test/q1", "http://b.test/revisit", "http://b.test/q2"} {
+		it := item(t, u)
+		it.Via, it.Depth, it.Referrer = ViaLink, 2, "http://a.test/"
+		items = append(items, it)
+	}
+	sm := item(t, "http://b.test/sitemap.xml")
+	sm.Kind, sm.Via = KindSitemap, ViaSitemap
+	late := item(t, "http://a.test/late")
+	late.NotBefore = t0.Add(time.Hour)
+	if _, err := f.Add(append(items, sm, late)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		l := next(t, f, t0)
+		switch l.Key {
+		case "http://a.test/done":
+			if _, err := f.Done(l, Outcome{}, nil); err != nil {
+				t.Fatal(err)
+			}
+		case "http://b.test/revisit":
+			if _, err := f.Done(l, Outcome{RevisitAt: t0.Add(time.Hour)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("lease %s", l.Key)
+		}
+	}
+	leased := next(t, f, t0)
+	if leased.Key != "http://a.test/leased" {
+		t.Fatalf("lease %s", leased.Key)
+	}
+	var got []string
+	err := f.Pending(func(it Item) error {
+		got = append(got, fmt.Sprintf("%s %s %s %d", it.Key, it.Kind, it.Via, it.Depth))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"http://a.test/q1 page link 2",
+		"http://a.test/late page link 0",
+		"http://b.test/q2 page link 2",
+		"http://b.test/sitemap.xml sitemap sitemap 0",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Pending\n got %q\nwant %q", got, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := f.Pending(func(Item) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("Pending with an error: %v after %d calls", err, n)
+	}
+	mustCheck(t, f)
+}

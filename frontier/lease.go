@@ -125,32 +125,13 @@ func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte
 	if r.seq != seq || r.delayed != delayed {
 		return nil, fmt.Errorf("frontier: queued %s%s: record disagrees: %w", h.rec.origin, v, errCorrupt)
 	}
-	pq := v
-	if r.kind == KindSitemap {
-		pq = v[:len(v)-1]
-	}
 	l := &Lease{
-		Item: Item{
-			URL:       URL{Key: h.rec.origin + string(pq), Origin: h.rec.origin},
-			Kind:      r.kind,
-			Via:       r.via,
-			Depth:     int(min(r.depth, 1<<31)),
-			Referrer:  r.referrer,
-			Priority:  float64(r.prio) / prioScale,
-			Attempts:  int(min(r.attempts, 1<<31)),
-			Lastmod:   r.lastmod,
-			InSitemap: r.inSitemap,
-		},
+		Item:    itemOf(h.rec.origin, v, &r),
 		Revisit: r.visited,
 		f:       f, h: h, seq: seq, delayed: delayed,
 	}
 	l.qkey = append(appendUint32(make([]byte, 0, delayedKeyLen), h.id), key...)
-	l.Request = l.Key
-	if r.request != "" {
-		l.Request = r.request
-	}
 	if delayed {
-		l.NotBefore = nanosTime(r.due)
 		h.leasedDelayed++
 	} else {
 		h.leasedReady++
@@ -162,6 +143,34 @@ func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte
 	f.leasedN++
 	h.leases[seq] = l
 	return l, nil
+}
+
+// itemOf is the Item of record r, whose queue entry's value (its URL key
+// without the hostID) is v.
+func itemOf(origin string, v []byte, r *record) Item {
+	pq := v
+	if r.kind == KindSitemap {
+		pq = v[:len(v)-1]
+	}
+	it := Item{
+		URL:       URL{Key: origin + string(pq), Origin: origin},
+		Kind:      r.kind,
+		Via:       r.via,
+		Depth:     int(min(r.depth, 1<<31)),
+		Referrer:  r.referrer,
+		Priority:  float64(r.prio) / prioScale,
+		Attempts:  int(min(r.attempts, 1<<31)),
+		Lastmod:   r.lastmod,
+		InSitemap: r.inSitemap,
+	}
+	it.Request = it.Key
+	if r.request != "" {
+		it.Request = r.request
+	}
+	if r.delayed {
+		it.NotBefore = nanosTime(r.due)
+	}
+	return it
 }
 
 // Done completes a lease with its outcome and the links it yielded, in one
