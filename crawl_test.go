@@ -228,3 +228,32 @@ func TestCrawlWritesWARCAndRecordsCanonical(t *testing.T) {
 		t.Errorf("WARC records by type: %v", types)
 	}
 }
+
+// TestMirrorRequisitesAtPageDepth checks that with a mirror and max_depth,
+// the pages at max_depth come with their images and stylesheets (and what
+// a stylesheet uses), recorded at the page's depth, so that nothing fetched
+// is deeper than max_depth, and that links one hop further are not fetched.
+func TestMirrorRequisitesAtPageDepth(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.html("/", "/edge")
+	s.set("/edge", page{body: `<html><head><link rel="stylesheet" href="/site.css"></head>
+<body><img src="/pic.png"> <a href="/beyond">beyond</a></body></html>`})
+	s.set("/site.css", page{ctype: "text/css", body: `body { background: url("/bg.png") }`})
+	s.set("/pic.png", page{ctype: "image/png", body: "PNG"})
+	s.set("/bg.png", page{ctype: "image/png", body: "PNG"})
+	s.html("/beyond")
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Scope.MaxDepth = 1
+	runCrawl(t, cfg)
+	inv := inventory(t, cfg.Output.URLs)
+	for _, p := range []string{"/site.css", "/pic.png", "/bg.png"} {
+		if r := inv[s.URL+p]; r.Status != 200 || r.Depth != 1 {
+			t.Errorf("record of %s: status %d, depth %d; want 200 at depth 1, that of /edge", p, r.Status, r.Depth)
+		}
+	}
+	if n := s.hits()["/beyond"]; n != 0 {
+		t.Errorf("/beyond, at depth 2, fetched %d times with max_depth 1", n)
+	}
+}

@@ -319,14 +319,17 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		}
 		seen[canon.Key] = true
 		depth, via := parent.Depth+1, frontier.ViaLink
-		if ln.kind == linkRedirect {
+		switch ln.kind {
+		case linkRedirect:
 			depth, via = parent.Depth, frontier.ViaRedirect
+		case linkRequisite:
+			// A page's images, scripts and stylesheets are part of it, not
+			// a hop away: they are at its depth, so a mirror's pages at
+			// max_depth are whole (as wget -p has them) and no URL is
+			// fetched deeper than max_depth.
+			depth = parent.Depth
 		}
-		checkDepth := depth
-		if ln.kind == linkRequisite {
-			checkDepth = 0 // page requisites are fetched whatever the depth, as wget -p does
-		}
-		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, checkDepth); why != "" {
+		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth); why != "" {
 			c.refuse(parent, raw, ln.kind, why)
 			continue
 		}
