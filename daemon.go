@@ -24,3 +24,22 @@ func (c *Crawler) revisitAt(_ *frontier.Lease, _ storage.Record, page *storage.P
 	}
 	return now.Add(min(iv, max(most, c.conf().Daemon.Recrawl)))
 }
+
+// dueWhenFound gives the URLs a daemon finds their turn in time: each new
+// item is due at now, when it was found, and goes after the revisits due
+// before it and before those due later. Left undelayed, it would wait
+// behind every due revisit (the frontier hands those out first), and on a
+// host that cannot keep up with its revisits a link found on a changed
+// page, or the rest of a first pass longer than daemon.recrawl, would
+// never be fetched. An ad hoc crawl has no revisits and keeps the
+// frontier's order: priority, then first in first out.
+func (c *Crawler) dueWhenFound(items []frontier.Item, now time.Time) {
+	if !c.conf().Daemon.Enabled {
+		return
+	}
+	for i := range items {
+		if items[i].NotBefore.IsZero() {
+			items[i].NotBefore = now
+		}
+	}
+}

@@ -350,3 +350,94 @@ func TestDaemonRobotsAgeFromRequest(t *testing.T) {
 		t.Errorf("/private/p requested %v after a robots.txt with max-age=1 was served", late)
 	}
 }
+
+// In a daemon whose host cannot keep up with its revisits, a link found
+// new on a changed page takes its turn by the time it was found: it does
+// not wait until no revisit is due.
+func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	changed := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		log = append(log, r.URL.Path)
+		etag := fmt.Sprintf(`"%s-%v"`, r.URL.Path, changed && r.URL.Path == "/")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(304)
+			return
+		}
+		w.Header().Set("ETag", etag)
+		switch r.URL.Path {
+		case "/":
+			for i := range 6 {
+				fmt.Fprintf(w, `<a href="/a%d">a</a>`, i)
+			}
+			if changed {
+				fmt.Fprint(w, `<a href="/new">new</a>`)
+				log = append(log, "changed")
+			}
+		case "/robots.txt":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprint(w, "page")
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = 100 * time.Millisecond // a pass takes 7 × 40ms
+	cfg.Politeness.Delay = 40 * time.Millisecond
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	count := func(p string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, q := range log {
+			if q == p {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(10 * time.Second); count("/a5") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	changed = true
+	mu.Unlock()
+	for deadline := time.Now().Add(10 * time.Second); count("/new") == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	after, found := 0, false
+	for _, p := range log {
+		switch {
+		case p == "changed":
+			found = true
+		case p == "/new":
+			if after > 10 {
+				t.Errorf("/new was requested %d requests after the page that links to it", after)
+			}
+			return
+		case found:
+			after++
+		}
+	}
+	t.Errorf("/new never requested (%d requests after the page that links to it)", after)
+}

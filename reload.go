@@ -56,7 +56,9 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 		c.robots.SetMaxAge(cfg.Daemon.Recrawl)
 	}
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
-	if _, err := c.front.Add(c.seedItems()); err != nil {
+	seeds := c.seedItems()
+	c.dueWhenFound(seeds, c.now())
+	if _, err := c.front.Add(seeds); err != nil {
 		return notes, fmt.Errorf("queue new seeds: %w", err)
 	}
 	c.wake()

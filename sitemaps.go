@@ -15,6 +15,7 @@ import (
 // same state adds nothing new: the frontier has seen them.
 func (c *Crawler) seed() error {
 	items := c.seedItems()
+	c.dueWhenFound(items, c.now())
 	n, err := c.front.Add(items)
 	if err != nil {
 		return err
@@ -95,6 +96,7 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 	if len(items) == 0 {
 		return
 	}
+	c.dueWhenFound(items, c.now())
 	if _, err := c.front.Add(items); err != nil {
 		c.fail("queue sitemaps", err)
 	}

@@ -386,6 +386,7 @@ func (c *Crawler) finish(l *frontier.Lease, rec storage.Record, items []frontier
 		rec.FinalURL = l.Request
 	}
 	outcome := frontier.Outcome{RevisitAt: c.revisitAt(l, rec, page, now)}
+	c.dueWhenFound(items, now)
 	if page != nil {
 		p := *page
 		outcome.Hook = func(tx *bbolt.Tx) error { return c.pages.PutTx(tx, p) }
