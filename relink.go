@@ -16,10 +16,13 @@ import (
 )
 
 // relinkEvery relinks the mirror of a daemon after its passes, until the
-// returned stop is called: every daemon.recrawl, the length of a pass, or
-// sooner, c.relinkWait (a minute) after a change, so that a daemon with a
-// long recrawl does not leave its first pass unlinked for a day. A mirror
-// that did not change since the last relink is not checked again.
+// returned stop is called: when the crawl is idle (no new URL queued,
+// nothing in flight), looked at every c.relinkWait (a minute) at most, so
+// that a daemon with a long recrawl does not leave its first pass unlinked
+// for a day; and at least once per daemon.recrawl, the length of a pass,
+// while it never is. Relinking while new URLs wait would write links to
+// them as absolute URLs for good (a relinked file is not relinked again).
+// A mirror that did not change since the last relink is not checked again.
 func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 	if !c.cfg.Daemon.Enabled {
 		return func() {}
@@ -30,6 +33,7 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 		t := time.NewTicker(min(c.conf().Daemon.Recrawl, c.relinkWait))
 		defer t.Stop()
 		var last int64
+		lastAt := c.now()
 		for {
 			select {
 			case <-ctx.Done():
@@ -40,7 +44,11 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 			if n == last {
 				continue
 			}
-			last = n
+			idle := c.busy.Load() == 0 && c.front.Stats().Queued == 0
+			if !idle && c.now().Sub(lastAt) < c.conf().Daemon.Recrawl {
+				continue
+			}
+			last, lastAt = n, c.now()
 			if _, err := c.relinkMirror(); err != nil {
 				c.log.Error("relink mirror", "err", err)
 			}

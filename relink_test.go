@@ -319,3 +319,53 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 		t.Errorf("/d/b's kept file was relinked again: %q", got)
 	}
 }
+
+// A daemon relinks its mirror when no new URL waits: a page relinked while
+// a page it links to is still being fetched would keep an absolute link to
+// it for good.
+func TestDaemonRelinksWhenIdle(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><a href="/slow">slow</a></html>`)
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+			fmt.Fprint(w, `<html>slow</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 10 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	slow := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/slow"), "text/html"))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(slow); err == nil {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // relink passes after /slow is saved
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
+	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="slow.html"`) {
+		t.Errorf("the index links to /slow as %q", got)
+	}
+}
