@@ -57,6 +57,7 @@ type Crawler struct {
 	pages   *storage.Pages
 	gate    *politeness.Gate
 	robots  *politeness.RobotsCache
+	share   robotsShare // robots.txt answers shared between hosts that redirect
 	fetch   *fetcher
 	metrics *metrics
 	out     *outputs

@@ -307,3 +307,27 @@ func TestSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 		}
 	}
 }
+
+// robots.txt of A redirects to B's robots.txt: fetched once, it serves both
+// hosts (whichever asks first), for a crawl fetches no URL twice; and it
+// rules A, whose /private/ it disallows.
+func TestRobotsRedirectTargetFetchedOnce(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/robots.txt", page{status: 302, headers: map[string]string{"Location": b.URL + "/robots.txt"}})
+	a.html("/", "/private/p", "/open")
+	a.html("/open")
+	a.html("/private/p")
+	b.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private/\n"})
+	b.html("/", "/private/q")
+	b.html("/private/q")
+	cfg := testConfig(t, a.URL+"/", b.URL+"/")
+	if _, err, _ := runFor(t, cfg, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.hits()["/robots.txt"]; n != 1 {
+		t.Errorf("B's robots.txt fetched %d times, want once", n)
+	}
+	if a.hits()["/open"] != 1 || a.hits()["/private/p"] != 0 || b.hits()["/private/q"] != 0 {
+		t.Errorf("A hits %v, B hits %v: want /open fetched and nothing under /private/", a.hits(), b.hits())
+	}
+}

@@ -54,6 +54,12 @@ func (c *Crawler) robotsFor(ctx context.Context, l *frontier.Lease, now time.Tim
 // it, and puts the lease back.
 func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.Time) {
 	origin := l.Origin
+	if f, ok := c.share.get(origin+"/robots.txt", origin, now); ok {
+		// Fetched a moment ago, where another host's robots.txt
+		// redirects: not fetched twice.
+		c.storeRobots(l, f, now, now)
+		return
+	}
 	ok, at := c.gate.Acquire(origin, now)
 	if !ok {
 		c.robots.Abandon(origin)
@@ -68,11 +74,17 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	held, first := origin, true
 	holding := func() (string, bool) { mu.Lock(); defer mu.Unlock(); return held, !sentAt.IsZero() }
 	hold := func(o string) { mu.Lock(); held, sentAt = o, time.Time{}; mu.Unlock() }
+	// last is the URL of the latest hop; shared the answer reused for it.
+	var last *url.URL
+	var shared robots.Fetch
+	hops := 0
 	before := func(ctx context.Context, u *url.URL) error {
+		last = u
 		if first {
 			first = false
 			return nil // the slot taken above
 		}
+		hops++
 		// A redirect hop is a request of its own: it waits its host's turn.
 		target := originOf(u)
 		if c.conf().scope.check(u, target, 0) == rejectHost {
@@ -82,8 +94,19 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		hold("")
 		c.gate.Release(prev, c.now(), politeness.Result{Status: 301})
 		c.hostReady(prev, c.now())
+		if f, ok := c.share.get(robotsKey(u), origin, c.now()); ok {
+			shared, shared.Redirects = f, hops
+			return errRobotsShared
+		}
 		if err := c.acquireWaiting(ctx, target); err != nil {
 			return err
+		}
+		// The target's host may have fetched it while this hop waited.
+		if f, ok := c.share.get(robotsKey(u), origin, c.now()); ok {
+			c.gate.Release(target, c.now(), politeness.Result{Status: 200, Unsent: true})
+			c.hostReady(target, c.now())
+			shared, shared.Redirects = f, hops
+			return errRobotsShared
 		}
 		hold(target)
 		return nil
@@ -114,11 +137,15 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	cancel()
 	done := c.now()
 	took := done.Sub(now)
-	if last, sent := holding(); last != "" {
-		c.gate.Release(last, done, politeness.Result{Status: f.Status, Err: f.Err,
+	if err == nil && last != nil {
+		// Before the slot is released: the target's own host must find it.
+		c.share.put(robotsKey(last), origin, f, done)
+	}
+	if held, sent := holding(); held != "" {
+		c.gate.Release(held, done, politeness.Result{Status: f.Status, Err: f.Err,
 			RetryAfter: retryAfterHeader(f.RetryAfter), Unsent: !sent})
-		if last != origin {
-			c.hostReady(last, done)
+		if held != origin {
+			c.hostReady(held, done)
 		}
 	}
 	if ctx.Err() != nil {
@@ -127,6 +154,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		c.hostReady(origin, done)
 		return
 	}
+	if errors.Is(err, errRobotsShared) {
+		f, err = shared, nil
+	}
 	if err != nil {
 		// Refused (a redirect out of scope): robots.txt cannot be read,
 		// so the host is treated as unreachable and tried again later.
@@ -134,13 +164,22 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		f = robots.Fetch{Err: err}
 	}
 	c.countFetch(robotsResponse(f, took), f.Err)
+	c.storeRobots(l, f, now, done)
+}
+
+// storeRobots stores what the policy makes of robots.txt fetch f of the
+// lease's host, asked for at asked and answered at done, applies it (its
+// Crawl-delay, its Sitemap: lines, giving up on the host), and puts the
+// lease back.
+func (c *Crawler) storeRobots(l *frontier.Lease, f robots.Fetch, asked, done time.Time) {
+	origin := l.Origin
 	// A copy is fresh for its max-age from when it was asked for, as RFC
 	// 9111 counts a response's age: counted from a slow answer's end, it
 	// would outlive the server's own reckoning. Failures back off from
 	// their end.
 	stamp := done
 	if r := robots.Classify(f); r == robots.ResultOK || r == robots.ResultMissing {
-		stamp = now
+		stamp = asked
 	}
 	st := c.robots.Store(origin, f, stamp)
 	c.metrics.robots.WithLabelValues(string(st.Result)).Inc()
