@@ -63,6 +63,15 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	}
 	// The config file (a crawl's, often) lends its scope, politeness and
 	// fetch keys; where the audit's output and state go only flags say.
+	// An audit runs once, and serves metrics only when asked: a daemon's
+	// config would otherwise make it run for ever, on the daemon's port.
+	if isSet(fs, "daemon") && cfg.Daemon.Enabled {
+		return usageErrorf("discover: --daemon: an audit runs once (use crawl --daemon to keep a crawl going)")
+	}
+	cfg.Daemon.Enabled = false
+	if !isSet(fs, "listen") {
+		cfg.Daemon.Listen = ""
+	}
 	cfg.Output.MirrorDir, cfg.Output.WARC = "", ""
 	if !isSet(fs, "out") && !isSet(fs, "urls") {
 		cfg.Output.URLs = "-"

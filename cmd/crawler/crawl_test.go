@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -179,4 +180,37 @@ func TestDiscoverWithACrawlConfig(t *testing.T) {
 	if after, _ := os.ReadFile(inv); !bytes.Equal(after, before) {
 		t.Errorf("discover wrote to the crawl's inventory:\n%s", after[len(before):])
 	}
+
+	// A daemon's config: discover still runs once, and leaves its port alone.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	daemon := filepath.Join(dir, "daemon.yaml")
+	yaml += fmt.Sprintf("daemon: {enabled: true, listen: %q}\n", ln.Addr())
+	if err := os.WriteFile(daemon, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runCmdWithin(t, 20*time.Second, "discover", "-c", daemon, srv.URL+"/")
+	if code != 0 || strings.Count(stdout, "\n") != 4 {
+		t.Errorf("discover with a daemon's config: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if _, _, code := runCmdWithin(t, 20*time.Second, "discover", "--daemon", srv.URL+"/"); code != 2 {
+		t.Errorf("discover --daemon: exit %d, want 2", code)
+	}
+}
+
+// runCmdWithin is runCmd for a command that must end by itself within d:
+// past it, the command is cancelled and the test fails.
+func runCmdWithin(t *testing.T, d time.Duration, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err := run(ctx, args, strings.NewReader(""), &out, &errOut)
+	if ctx.Err() != nil {
+		t.Fatalf("%s: still running after %v", strings.Join(args, " "), d)
+	}
+	return out.String(), errOut.String(), exitCode(err, &errOut)
 }
