@@ -285,9 +285,13 @@ func (d *configDecoder) syntaxProblem(err error) problem {
 		}
 	}
 	p.msg = "invalid YAML: " + msg
-	if strings.Contains(msg, "block sequence entries are not allowed") {
+	switch {
+	case strings.Contains(msg, "block sequence entries are not allowed"):
 		// Most often `urls: -`, where a lone - starts a list.
 		p.msg += ` (a lone - starts a list item; to mean stdout, quote it: "-")`
+	case strings.Contains(msg, "unknown escape character"):
+		// Most often a regex in double quotes: "\.pdf$".
+		p.msg += ` (double quotes read \ escapes; write a regex in single quotes: '\.pdf$')`
 	}
 	return p
 }
