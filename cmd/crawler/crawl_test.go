@@ -214,3 +214,94 @@ func runCmdWithin(t *testing.T, d time.Duration, args ...string) (string, string
 	}
 	return out.String(), errOut.String(), exitCode(err, &errOut)
 }
+
+// TestInventoryFieldTypes checks each inventory field CONTRACT.md names
+// has its type and its values: status a number (0 without a response),
+// fetched_at RFC 3339, found_via and robots from their lists, bytes and
+// duration_ms whenever there was a response, and a redirect's target
+// found via redirect at the depth of the URL that redirected.
+func TestInventoryFieldTypes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /secret\n")
+		case "/":
+			fmt.Fprint(w, `<html><a href="/old">o</a> <a href="/secret">s</a> <a href="/empty">e</a> <a href="http://127.0.0.1:1/x">x</a></html>`)
+		case "/old":
+			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
+		case "/new":
+			fmt.Fprint(w, `<html>new</html>`)
+		case "/empty":
+			w.Header().Set("Content-Type", "text/html")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	stdout, stderr, code := runCmd(t, "", "discover", "--delay", "0s", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	recs := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		for k, v := range rec {
+			ok := true
+			switch k {
+			case "url", "final_url", "content_type", "referrer", "error":
+				_, ok = v.(string)
+			case "status", "bytes", "duration_ms", "depth":
+				n, isNum := v.(float64)
+				ok = isNum && n == float64(int64(n)) && n >= 0
+			case "fetched_at", "lastmod":
+				s, _ := v.(string)
+				_, err := time.Parse(time.RFC3339, s)
+				ok = err == nil
+			case "found_via":
+				ok = v == "seed" || v == "sitemap" || v == "link" || v == "redirect"
+			case "robots":
+				ok = v == "allowed" || v == "disallowed"
+			case "in_sitemap", "not_modified", "gone":
+				_, ok = v.(bool)
+			default:
+				t.Errorf("field %q is not in CONTRACT.md: %s", k, line)
+			}
+			if !ok {
+				t.Errorf("field %s = %v (%T): wrong type or value in %s", k, v, v, line)
+			}
+		}
+		if _, ok := rec["status"]; !ok {
+			t.Errorf("no status: %s", line)
+		}
+		if rec["status"] != 0.0 {
+			for _, k := range []string{"bytes", "duration_ms", "fetched_at", "final_url"} {
+				if _, ok := rec[k]; !ok {
+					t.Errorf("a record with a response lacks %s: %s", k, line)
+				}
+			}
+		}
+		recs[strings.TrimPrefix(rec["url"].(string), srv.URL)] = rec
+	}
+	for path, want := range map[string]string{
+		"/":                    "200 0 seed",
+		"/old":                 "301 1 link",
+		"/new":                 "200 1 redirect",
+		"/secret":              "0 1 link",
+		"/empty":               "200 1 link",
+		"http://127.0.0.1:1/x": "0 1 link",
+	} {
+		r := recs[path]
+		if got := fmt.Sprintf("%v %v %v", r["status"], r["depth"], r["found_via"]); got != want {
+			t.Errorf("%s: status, depth, found_via = %s; want %s", path, got, want)
+		}
+	}
+	if recs["/old"]["final_url"] != srv.URL+"/new" || recs["/new"]["referrer"] != srv.URL+"/old" {
+		t.Errorf("redirect records: %v and %v", recs["/old"], recs["/new"])
+	}
+	if recs["/secret"]["robots"] != "disallowed" || recs["/empty"]["bytes"] != 0.0 {
+		t.Errorf("records of /secret %v and /empty %v", recs["/secret"], recs["/empty"])
+	}
+}
