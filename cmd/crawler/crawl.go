@@ -68,6 +68,11 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if isSet(fs, "daemon") && cfg.Daemon.Enabled {
 		return usageErrorf("discover: --daemon: an audit runs once (use crawl --daemon to keep a crawl going)")
 	}
+	for _, name := range []string{"mirror", "warc"} {
+		if isSet(fs, name) {
+			return usageErrorf("discover: --%s: an audit keeps no bodies (use crawl --%s)", name, name)
+		}
+	}
 	cfg.Daemon.Enabled = false
 	if !isSet(fs, "listen") {
 		cfg.Daemon.Listen = ""

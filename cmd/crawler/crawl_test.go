@@ -196,8 +196,10 @@ func TestDiscoverWithACrawlConfig(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "\n") != 4 {
 		t.Errorf("discover with a daemon's config: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if _, _, code := runCmdWithin(t, 20*time.Second, "discover", "--daemon", srv.URL+"/"); code != 2 {
-		t.Errorf("discover --daemon: exit %d, want 2", code)
+	for _, flag := range []string{"--daemon", "--mirror=m", "--warc=w"} {
+		if _, _, code := runCmdWithin(t, 20*time.Second, "discover", flag, srv.URL+"/"); code != 2 {
+			t.Errorf("discover %s: exit %d, want 2", flag, code)
+		}
 	}
 }
 
