@@ -31,14 +31,20 @@ func (c *Crawler) revisitAt(_ *frontier.Lease, _ storage.Record, page *storage.P
 // behind every due revisit (the frontier hands those out first), and on a
 // host that cannot keep up with its revisits a link found on a changed
 // page, or the rest of a first pass longer than daemon.recrawl, would
-// never be fetched. An ad hoc crawl has no revisits and keeps the
-// frontier's order: priority, then first in first out.
+// never be fetched. Sitemaps are due at a moment long past instead, so
+// they still go first in their host's queue (see sitemapPriority). An ad
+// hoc crawl has no revisits and keeps the frontier's order: priority, then
+// first in first out.
 func (c *Crawler) dueWhenFound(items []frontier.Item, now time.Time) {
 	if !c.conf().Daemon.Enabled {
 		return
 	}
 	for i := range items {
-		if items[i].NotBefore.IsZero() {
+		switch {
+		case !items[i].NotBefore.IsZero():
+		case items[i].Kind == frontier.KindSitemap:
+			items[i].NotBefore = time.Unix(1, 0)
+		default:
 			items[i].NotBefore = now
 		}
 	}

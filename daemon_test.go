@@ -441,3 +441,52 @@ func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
 	}
 	t.Errorf("/new never requested (%d requests after the page that links to it)", after)
 }
+
+// In a daemon too, sitemaps go first in their host's queue: a URL found
+// by a link and also listed in a sitemap read through an index is at depth
+// 0, and max_depth counts from it.
+func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
+	for range 3 {
+		s := newSite(t)
+		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/index.xml\n"})
+		s.set("/index.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{{base}}/pages.xml</loc></sitemap></sitemapindex>`})
+		s.set("/pages.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/a</loc></url></urlset>`})
+		s.html("/", "/x", "/a")
+		s.html("/x")
+		s.html("/a", "/b")
+		s.html("/b", "/c")
+		s.html("/c")
+		cfg := testConfig(t, s.URL+"/")
+		cfg.Scope.MaxDepth = 1
+		cfg.Daemon.Enabled = true
+		cfg.Daemon.Recrawl = time.Hour
+		c, err := New(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Run(ctx)
+			done <- err
+		}()
+		for deadline := time.Now().Add(10 * time.Second); s.hits()["/b"] == 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		inv := inventory(t, cfg.Output.URLs)
+		if r := inv[s.URL+"/a"]; r.Depth != 0 || r.FoundVia != storage.FoundSitemap || !r.InSitemap {
+			t.Fatalf("record of /a = %+v; want depth 0, found via sitemap, in sitemap", r)
+		}
+		if h := s.hits(); h["/b"] != 1 || h["/c"] != 0 {
+			t.Fatalf("requests %v; want /b (depth 1 from the sitemap's /a) and not /c", h)
+		}
+	}
+}
