@@ -88,6 +88,29 @@ type host struct {
 	waitWhy    Why
 	streak     int
 	parked     string
+	changed    chan struct{} // closed by wake; nil until Changed asks
+}
+
+// wake closes the channel Changed handed out, if any.
+func (h *host) wake() {
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
+}
+
+// Changed returns a channel closed the next time a request to origin is
+// sent or released, its interval changes, or it is unparked: when an Acquire refused with
+// a zero time may be granted. Take it before Acquire, so that no change
+// between the two is missed.
+func (g *Gate) Changed(origin string) <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if h.changed == nil {
+		h.changed = make(chan struct{})
+	}
+	return h.changed
 }
 
 // New returns a gate whose clock starts at start. Every host's limiter starts
@@ -111,6 +134,7 @@ func (g *Gate) SetConfig(cfg Config, now time.Time) {
 	g.cfg = cfg.withDefaults()
 	for _, h := range g.hosts {
 		h.lim.SetLimitAt(now, g.limit(h))
+		h.wake()
 	}
 }
 
@@ -160,6 +184,7 @@ func (g *Gate) SetCrawlDelay(origin string, d time.Duration, now time.Time) {
 	h := g.host(origin)
 	h.crawlDelay = max(d, 0)
 	h.lim.SetLimitAt(now, g.limit(h))
+	h.wake() // a hold may have ended with the interval
 }
 
 // Acquire asks to start one request to origin at now. When it may, the slot
@@ -183,14 +208,16 @@ func (g *Gate) Acquire(origin string, now time.Time) (bool, time.Time) {
 
 // Sent records that a request acquired for origin went out on the wire at t
 // (an httptrace hook calls it). The next start keeps its distance from t,
-// not only from the moment Acquire granted the slot. Until it is called, no
-// other request to origin is granted: with max_per_host above 1, a request
-// slow to leave (a dial, a busy machine) would otherwise go out after the
-// next one was granted, closer to it than the interval.
+// not only from the moment Acquire granted the slot. While the host has an
+// interval to keep (a delay or a Crawl-delay), no other request to origin is
+// granted until it is called: with max_per_host above 1, a request slow to
+// leave (a dial, a busy machine) would otherwise go out after the next one
+// was granted, closer to it than the interval.
 func (g *Gate) Sent(origin string, t time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	h := g.host(origin)
+	h.wake()
 	if h.unsent > 0 {
 		h.unsent--
 	}
@@ -215,7 +242,8 @@ func (g *Gate) Answered(origin string, sent, t time.Time) {
 
 // Ready returns when origin may next start a request. ok is false while the
 // host has MaxPerHost requests in flight (ask again after a Release), has a
-// request granted but not yet sent (ask again after Sent), or is parked.
+// request granted but not yet sent while it has an interval to keep (ask
+// again after Sent), or is parked.
 func (g *Gate) Ready(origin string, now time.Time) (at time.Time, ok bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -223,7 +251,11 @@ func (g *Gate) Ready(origin string, now time.Time) (at time.Time, ok bool) {
 }
 
 func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
-	if h.parked != "" || h.inFlight >= g.cfg.MaxPerHost || h.unsent > 0 {
+	iv, _ := g.interval(h)
+	// A request granted but not yet sent holds the next grant only when
+	// there is an interval to keep: with none, holding would only
+	// serialise connection starts, for no politeness gain.
+	if h.parked != "" || h.inFlight >= g.cfg.MaxPerHost || h.unsent > 0 && iv > 0 {
 		return time.Time{}, false
 	}
 	at := now
@@ -232,7 +264,6 @@ func (g *Gate) readyLocked(h *host, now time.Time) (time.Time, bool) {
 	}
 	// The interval also holds from the last start itself, so a Crawl-delay
 	// learnt from a robots.txt counts from that very request.
-	iv, _ := g.interval(h)
 	if next := h.sentAt.Add(iv + slack(iv)); next.After(at) {
 		at = next
 	}
@@ -280,6 +311,7 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	h := g.host(origin)
+	h.wake()
 	if h.inFlight > 0 {
 		h.inFlight--
 	}
@@ -347,6 +379,7 @@ func (g *Gate) Unpark(origin string) {
 	defer g.mu.Unlock()
 	h := g.host(origin)
 	h.parked, h.streak = "", 0
+	h.wake()
 }
 
 // HostState is a host as the gate sees it, for /hosts and metrics.

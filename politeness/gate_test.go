@@ -335,3 +335,55 @@ func TestGateKeepsSlackOverTheDelay(t *testing.T) {
 		t.Fatalf("second start %v after the first went out, want ≥ 102ms (100ms and 2ms of slack)", gap)
 	}
 }
+
+// With no interval to keep (no delay, no Crawl-delay), a request granted
+// but not yet sent does not hold the next grant: max_per_host requests may
+// start together. The bound on requests in flight still holds.
+func TestGateNoHoldWithoutInterval(t *testing.T) {
+	g := New(Config{MaxPerHost: 2}, t0)
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("1st refused")
+	}
+	if ok, at := g.Acquire(origin, t0); !ok {
+		t.Fatalf("2nd refused (%v) while the 1st is unsent, with no interval to keep", at)
+	}
+	if ok, at := g.Acquire(origin, t0); ok || !at.IsZero() {
+		t.Fatalf("3rd: got (%v, %v), want refused until a release", ok, at)
+	}
+	// A Crawl-delay brings the hold back.
+	g = New(Config{MaxPerHost: 2, HonorCrawlDelay: true}, t0)
+	g.SetCrawlDelay(origin, time.Second, t0)
+	now := acquireAt(t, g, origin, t0)
+	if ok, at := g.Acquire(origin, now.Add(time.Hour)); ok || !at.IsZero() {
+		t.Fatalf("granted (%v, %v) with a Crawl-delay while the first request has not gone out", ok, at)
+	}
+}
+
+// Changed wakes a caller refused with a zero time when the request that
+// held the host goes out, and when it is released.
+func TestGateChangedWakesOnSentAndRelease(t *testing.T) {
+	g := New(Config{Delay: time.Second, MaxPerHost: 2}, t0)
+	now := acquireAt(t, g, origin, t0)
+	ch := g.Changed(origin)
+	if ok, at := g.Acquire(origin, now); ok || !at.IsZero() {
+		t.Fatalf("got (%v, %v), want held until sent", ok, at)
+	}
+	select {
+	case <-ch:
+		t.Fatal("closed before anything changed")
+	default:
+	}
+	g.Sent(origin, now)
+	select {
+	case <-ch:
+	default:
+		t.Fatal("not closed by Sent")
+	}
+	ch = g.Changed(origin)
+	g.Release(origin, now, Result{Status: 200})
+	select {
+	case <-ch:
+	default:
+		t.Fatal("not closed by Release")
+	}
+}
