@@ -72,8 +72,18 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	var mu sync.Mutex
 	var sentAt time.Time
 	held, first := origin, true
-	holding := func() (string, bool) { mu.Lock(); defer mu.Unlock(); return held, !sentAt.IsZero() }
 	hold := func(o string) { mu.Lock(); held, sentAt = o, time.Time{}; mu.Unlock() }
+	// drop clears held before its slot is released: net/http may call
+	// WroteHeaders after the fetch returned (a timeout firing while the
+	// headers are written), and a Sent after the Release would count as
+	// another request's.
+	drop := func() (string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		h, sent := held, !sentAt.IsZero()
+		held = ""
+		return h, sent
+	}
 	// last is the URL of the latest hop; shared the answer reused for it.
 	var last *url.URL
 	var shared robots.Fetch
@@ -90,8 +100,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		if c.conf().scope.check(u, target, 0) == rejectHost {
 			return fmt.Errorf("%w: %s", errOutOfScope, target)
 		}
-		prev, _ := holding()
-		hold("")
+		prev, _ := drop()
 		c.gate.Release(prev, c.now(), politeness.Result{Status: 301})
 		c.hostReady(prev, c.now())
 		if f, ok := c.share.get(robotsKey(u), origin, c.now()); ok {
@@ -115,12 +124,14 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		t := time.Now()
 		mu.Lock()
 		h := held
-		if h != "" {
+		if h != "" && sentAt.IsZero() {
 			sentAt = t
+			c.gate.Sent(h, t) // under mu: drop cannot come in between
+		} else {
+			h = ""
 		}
 		mu.Unlock()
 		if h != "" {
-			c.gate.Sent(h, t)
 			c.hostReady(h, t)
 		}
 	}, GotFirstResponseByte: func() {
@@ -141,7 +152,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		// Before the slot is released: the target's own host must find it.
 		c.share.put(robotsKey(last), origin, f, done)
 	}
-	if held, sent := holding(); held != "" {
+	if held, sent := drop(); held != "" {
 		c.gate.Release(held, done, politeness.Result{Status: f.Status, Err: f.Err,
 			RetryAfter: retryAfterHeader(f.RetryAfter), Unsent: !sent})
 		if held != origin {
@@ -200,22 +211,31 @@ func (c *Crawler) storeRobots(l *frontier.Lease, f robots.Fetch, asked, done tim
 
 // acquireWaiting takes a slot of origin, waiting for its turn: only for
 // the redirect hops of robots.txt, which cannot go back to the queue.
+// A refusal with no time (a request in flight or not yet sent) waits for
+// the gate to say the host changed, which a Sent or Release does at once.
 func (c *Crawler) acquireWaiting(ctx context.Context, origin string) error {
 	for {
+		changed := c.gate.Changed(origin) // before Acquire: no change missed
 		ok, at := c.gate.Acquire(origin, c.now())
 		if ok {
 			return nil
 		}
-		wait := time.Second
+		var due <-chan time.Time // nil, never ready, when at is zero
+		var t *time.Timer
 		if !at.IsZero() {
-			wait = max(at.Sub(c.now()), time.Millisecond)
+			t = time.NewTimer(max(at.Sub(c.now()), time.Millisecond))
+			due = t.C
 		}
-		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+		case <-changed:
+		case <-due:
+		}
+		if t != nil {
 			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -69,17 +69,17 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	}
 	c.hostReady(l.Origin, now)
 
-	var sentAt atomic.Int64 // UnixNano when the request went out; 0 before
+	var guard sentGuard
 	req := request{
 		url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout,
 		sent: func(t time.Time) {
-			sentAt.Store(t.UnixNano())
-			c.gate.Sent(l.Origin, t)
-			c.hostReady(l.Origin, t) // the gate grants the next request from now on
+			if guard.sent(c.gate, l.Origin, t) {
+				c.hostReady(l.Origin, t) // the gate grants the next request from now on
+			}
 		},
 		answered: func(t time.Time) {
-			if sent := sentAt.Load(); sent != 0 {
-				c.gate.Answered(l.Origin, time.Unix(0, sent), t)
+			if sent := guard.sentAt(); !sent.IsZero() {
+				c.gate.Answered(l.Origin, sent, t)
 			}
 		},
 	}
@@ -92,7 +92,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	resp, ferr := c.fetch.get(ctx, req)
 	done := c.now()
 	res := gateResult(resp, ferr)
-	res.Unsent = sentAt.Load() == 0
+	res.Unsent = guard.release()
 	out := c.gate.Release(l.Origin, done, res)
 	c.hostReady(l.Origin, done)
 	if ferr != nil && ctx.Err() != nil {
@@ -113,6 +113,48 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 		return
 	}
 	c.handle(ctx, l, resp, done, prev, known)
+}
+
+// sentGuard stands between one visit's request and the gate's Sent. net/http
+// may call the WroteHeaders hook after Do returned, when a timeout fires
+// while the headers are written: a Sent reaching the gate after the visit's
+// Release would count as another request's, and end that one's hold before
+// it went out. Once released, the guard lets no Sent through.
+type sentGuard struct {
+	mu       sync.Mutex
+	at       time.Time // when the request went out; zero before
+	released bool
+}
+
+// sent tells g that the request to origin went out at t, unless the visit
+// released its slot already (or told it before), and reports whether it
+// did. The gate hears it under the guard's lock, so a release cannot come
+// between the check and the telling.
+func (s *sentGuard) sent(g *politeness.Gate, origin string, t time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released || !s.at.IsZero() {
+		return false
+	}
+	s.at = t
+	g.Sent(origin, t)
+	return true
+}
+
+// sentAt is when the request went out; zero before.
+func (s *sentGuard) sentAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.at
+}
+
+// release closes the guard before the slot is released, and reports
+// whether the request never went out (Result.Unsent).
+func (s *sentGuard) release() (unsent bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.released = true
+	return s.at.IsZero()
 }
 
 func gateResult(resp *response, err error) politeness.Result {
