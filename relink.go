@@ -203,8 +203,10 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 // unlinkGone makes absolute again the broken links of mirror files that
 // lead to pages removed from the mirror since they were relinked (404 or
 // 410 on a revisit), as a link to a page the mirror does not have is
-// written. A file whose page a worker is visiting is left for the next
-// pass. It returns how many files changed.
+// written. Only links still broken when a file is rewritten change (see
+// storage.UnlinkGone): a gone page that came back keeps its links. A file
+// whose page a worker is visiting is left for the next pass. It returns
+// how many files changed.
 func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
 	if len(broken) == 0 {
 		return 0, nil
@@ -231,10 +233,15 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
 	if len(gone) == 0 {
 		return 0, nil
 	}
+	root, err := os.OpenRoot(c.out.mirror.Root())
+	if err != nil {
+		return 0, fmt.Errorf("unlink gone pages: %w", err)
+	}
+	defer root.Close()
 	lookup := func(p string) (string, bool) { u, ok := gone[p]; return u, ok }
 	changed := 0
 	for file, p := range owner {
-		ok, err := c.unlinkIdle(file, p.Key, lookup)
+		ok, err := c.unlinkIdle(root, file, p.Key, lookup)
 		if err != nil {
 			c.log.Warn("unlink gone pages", "file", file, "err", err)
 		}
@@ -249,7 +256,7 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
 // UnlinkGone, unless a worker is visiting that page (it is left for the
 // next pass, as relinkIdle does). The record is read again once the URL is
 // held. It reports whether the file changed.
-func (c *Crawler) unlinkIdle(file, key string, gone func(string) (string, bool)) (bool, error) {
+func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (bool, error) {
 	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
 		return false, nil
 	}
@@ -263,7 +270,7 @@ func (c *Crawler) unlinkIdle(file, key string, gone func(string) (string, bool))
 	if err != nil {
 		return false, err
 	}
-	body, n := storage.UnlinkGone(body, file, isCSS(p.ContentType), gone)
+	body, n := storage.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
 	if n == 0 {
 		return false, nil
 	}

@@ -135,6 +135,64 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 	}
 }
 
+// Only links still broken are made absolute again: a gone page that comes
+// back (its file saved again, its record not yet) keeps its relative links.
+func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pages := map[string]storage.Page{}
+	for raw, body := range map[string]string{
+		"http://example.test/":  `<a href="/b">b</a> <a href="/c">c</a>`,
+		"http://example.test/b": "b",
+		"http://example.test/c": "c",
+	} {
+		rel, err := c.out.mirror.Write(mustParse(raw), "text/html", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon, _ := frontier.Canonicalize(raw, 0)
+		p := storage.Page{Key: canon.Key, URL: raw, Status: 200, ContentType: "text/html", MirrorPath: rel}
+		if err := c.pages.Put(p); err != nil {
+			t.Fatal(err)
+		}
+		pages[raw] = p
+	}
+	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+		t.Fatalf("first pass: %+v, %v", rep, err)
+	}
+	for _, raw := range []string{"http://example.test/b", "http://example.test/c"} {
+		p := pages[raw] // gone: 404 on a revisit
+		if err := c.out.mirror.Remove(mustParse(p.URL), p.ContentType); err != nil {
+			t.Fatal(err)
+		}
+		p.Status, p.MirrorPath = 404, ""
+		if err := c.pages.Put(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// /b is back: a worker has saved its file and not yet its record.
+	if _, err := c.out.mirror.Write(mustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+		t.Fatalf("second pass: %+v, %v", rep, err)
+	}
+	root := pages["http://example.test/"]
+	got, err := os.ReadFile(filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(root.MirrorPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<a href="b.html">b</a> <a href="http://example.test/c">c</a>`; string(got) != want {
+		t.Errorf("index after /c went and /b came back: %q, want %q", got, want)
+	}
+}
+
 // A daemon relinks its mirror soon after its first pass, not only once a
 // daemon.recrawl (here an hour) has gone by.
 func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
