@@ -26,7 +26,7 @@ type outputs struct {
 	mu       sync.Mutex
 	invError error // the first inventory write error, reported once
 
-	mirrored atomic.Int64 // pages saved in or removed from the mirror
+	mirrored atomic.Int64 // pages saved in or removed from the mirror, and nothing else: relinkEvery reads a change in it
 }
 
 func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {

@@ -20,9 +20,11 @@ import (
 // nothing in flight), looked at every c.relinkWait (a minute) at most, so
 // that a daemon with a long recrawl does not leave its first pass unlinked
 // for a day; and at least once per daemon.recrawl, the length of a pass,
-// while it never is. Relinking while new URLs wait would write links to
-// them as absolute URLs for good (a relinked file is not relinked again).
-// A mirror that did not change since the last relink is not checked again.
+// while it never is.
+// Relinking while new URLs wait would write links to them as absolute URLs
+// for good (a relinked file is not relinked again). A mirror that did not
+// change since the last relink is not checked again, unless that relink
+// left pages a worker was visiting.
 func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 	if !c.cfg.Daemon.Enabled {
 		return func() {}
@@ -33,6 +35,7 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 		t := time.NewTicker(min(c.conf().Daemon.Recrawl, c.relinkWait))
 		defer t.Stop()
 		var last int64
+		left := 0 // pages the last relink left for the next
 		lastAt := c.now()
 		for {
 			select {
@@ -41,15 +44,17 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 			case <-t.C:
 			}
 			n := c.out.mirrored.Load()
-			if n == last {
+			if n == last && left == 0 {
 				continue
 			}
+			now := c.now()
 			idle := c.busy.Load() == 0 && c.front.Stats().Queued == 0
-			if !idle && c.now().Sub(lastAt) < c.conf().Daemon.Recrawl {
+			if !idle && now.Sub(lastAt) < c.conf().Daemon.Recrawl {
 				continue
 			}
-			last, lastAt = n, c.now()
-			if _, err := c.relinkMirror(); err != nil {
+			last, lastAt = n, now
+			var err error
+			if _, left, err = c.relinkMirrorLeft(); err != nil {
 				c.log.Error("relink mirror", "err", err)
 			}
 		}
@@ -68,22 +73,32 @@ const relinkBatch = 1000
 // mirror (gone: 404 or 410) are made absolute again; the broken links left
 // are counted and listed in the log.
 func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
+	report, _, err := c.relinkMirrorLeft()
+	return report, err
+}
+
+// relinkMirrorLeft is relinkMirror that also says how many pages it left
+// for the next pass because a worker was visiting them.
+func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err error) {
 	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
-		return storage.MirrorReport{}, nil
+		return storage.MirrorReport{}, 0, nil
 	}
-	rewritten, err := c.relinkPages()
+	rewritten, left, err := c.relinkPages()
 	if err != nil {
-		return storage.MirrorReport{}, err
+		return storage.MirrorReport{}, left, err
 	}
-	report, err := storage.CheckMirror(c.out.mirror.Root())
+	report, err = storage.CheckMirror(c.out.mirror.Root())
 	if err != nil {
-		return report, fmt.Errorf("check mirror: %w", err)
+		return report, left, fmt.Errorf("check mirror: %w", err)
 	}
-	if n, err := c.unlinkGone(report.Broken); err != nil {
-		return report, err
-	} else if n > 0 {
+	n, busy, err := c.unlinkGone(report.Broken)
+	left += busy
+	if err != nil {
+		return report, left, err
+	}
+	if n > 0 {
 		if report, err = storage.CheckMirror(c.out.mirror.Root()); err != nil {
-			return report, fmt.Errorf("check mirror: %w", err)
+			return report, left, fmt.Errorf("check mirror: %w", err)
 		}
 	}
 	c.log.Info("mirror links rewritten", "pages", rewritten, "files", report.Files,
@@ -95,16 +110,16 @@ func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
 		}
 		c.log.Warn("broken mirror link", "file", b.File, "ref", b.Ref)
 	}
-	return report, nil
+	return report, left, nil
 }
 
 // relinkPages rewrites the pages not yet relinked, a batch at a time so
-// that no transaction is held while files are written.
-func (c *Crawler) relinkPages() (int, error) {
-	done := 0
+// that no transaction is held while files are written. It returns how many
+// it rewrote and how many it left because a worker was visiting them.
+func (c *Crawler) relinkPages() (done, busy int, err error) {
 	for {
 		var batch []storage.Page
-		err := c.pages.ForEach(func(p storage.Page) error {
+		err = c.pages.ForEach(func(p storage.Page) error {
 			if p.MirrorPath != "" && !p.Relinked && (isHTML(p.ContentType, nil) || isCSS(p.ContentType)) {
 				batch = append(batch, p)
 			}
@@ -114,23 +129,23 @@ func (c *Crawler) relinkPages() (int, error) {
 			return nil
 		})
 		if err != nil && !errors.Is(err, errBatchFull) {
-			return done, fmt.Errorf("read page records: %w", err)
+			return done, busy, fmt.Errorf("read page records: %w", err)
 		}
-		busy := 0
+		left := 0
 		for _, p := range batch {
 			ok, err := c.relinkIdle(p.Key)
 			if err != nil {
-				return done, err
+				return done, busy + left, err
 			}
 			if ok {
 				done++
 			} else {
-				busy++
-				c.out.mirrored.Add(1) // a change still to relink: the next tick tries again
+				left++ // the next pass tries again
 			}
 		}
-		if len(batch) < relinkBatch || busy == len(batch) {
-			return done, nil
+		busy += left
+		if len(batch) < relinkBatch || left == len(batch) {
+			return done, busy, nil
 		}
 	}
 }
@@ -204,12 +219,12 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 // lead to pages removed from the mirror since they were relinked (404 or
 // 410 on a revisit), as a link to a page the mirror does not have is
 // written. Only links still broken when a file is rewritten change (see
-// storage.UnlinkGone): a gone page that came back keeps its links. A file
-// whose page a worker is visiting is left for the next pass. It returns
-// how many files changed.
-func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
+// storage.UnlinkGone): a page saved since where a gone one was keeps its
+// links. A file whose page a worker is visiting is left for the next pass.
+// It returns how many files changed and how many were left.
+func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, err error) {
 	if len(broken) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	gone := map[string]string{}        // mirror path a gone page had → its URL
 	owner := map[string]storage.Page{} // mirror path → the page saved there
@@ -217,7 +232,7 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
 	for _, b := range broken {
 		need[b.File] = true
 	}
-	err := c.pages.ForEach(func(p storage.Page) error {
+	err = c.pages.ForEach(func(p storage.Page) error {
 		switch {
 		case need[p.MirrorPath] && p.Relinked:
 			owner[p.MirrorPath] = p // its relative links are mirror paths
@@ -228,52 +243,54 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("read page records: %w", err)
+		return 0, 0, fmt.Errorf("read page records: %w", err)
 	}
 	if len(gone) == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	root, err := os.OpenRoot(c.out.mirror.Root())
 	if err != nil {
-		return 0, fmt.Errorf("unlink gone pages: %w", err)
+		return 0, 0, fmt.Errorf("unlink gone pages: %w", err)
 	}
 	defer root.Close()
 	lookup := func(p string) (string, bool) { u, ok := gone[p]; return u, ok }
-	changed := 0
 	for file, p := range owner {
-		ok, err := c.unlinkIdle(root, file, p.Key, lookup)
+		ok, busy, err := c.unlinkIdle(root, file, p.Key, lookup)
 		if err != nil {
 			c.log.Warn("unlink gone pages", "file", file, "err", err)
 		}
 		if ok {
 			changed++
 		}
+		if busy {
+			left++
+		}
 	}
-	return changed, nil
+	return changed, left, nil
 }
 
 // unlinkIdle rewrites file, the mirror file of the page of key, with
 // UnlinkGone, unless a worker is visiting that page (it is left for the
-// next pass, as relinkIdle does). The record is read again once the URL is
-// held. It reports whether the file changed.
-func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (bool, error) {
+// next pass, as relinkIdle does, and busy is true). The record is read
+// again once the URL is held. It reports whether the file changed.
+func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (changed, busy bool, err error) {
 	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
-		return false, nil
+		return false, true, nil
 	}
 	defer c.inflight.Delete(key)
 	p, ok, err := c.pages.Get(key)
 	if err != nil || !ok || !p.Relinked || p.MirrorPath != file {
-		return false, err
+		return false, false, err
 	}
 	m := c.out.mirror
 	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(file)))
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	body, n := storage.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
 	if n == 0 {
-		return false, nil
+		return false, false, nil
 	}
 	_, err = m.Write(mustParse(p.URL), p.ContentType, bytes.NewReader(body))
-	return err == nil, err
+	return err == nil, false, err
 }

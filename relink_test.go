@@ -61,14 +61,18 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		return string(got), p.Relinked
 	}
 	c.inflight.Store(aKey, struct{}{}) // a worker is visiting /a
-	if _, err := c.relinkPages(); err != nil {
-		t.Fatal(err)
+	mirrored := c.out.mirrored.Load()
+	if _, left, err := c.relinkPages(); err != nil || left != 1 {
+		t.Fatalf("relinkPages left %d pages (%v), want 1", left, err)
 	}
 	if got, done := relinked(); got != body || done {
 		t.Errorf("/a relinked while being visited: relinked=%v, file %q", done, got)
 	}
+	if n := c.out.mirrored.Load(); n != mirrored {
+		t.Errorf("mirrored went from %d to %d, though no page was saved or removed", mirrored, n)
+	}
 	c.inflight.Delete(aKey)
-	if _, err := c.relinkPages(); err != nil {
+	if _, _, err := c.relinkPages(); err != nil {
 		t.Fatal(err)
 	}
 	if got, done := relinked(); !done || !strings.Contains(got, `href="b.html"`) {
@@ -275,12 +279,13 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 		_, err := c.Run(ctx)
 		done <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		mu.Lock()
-		n := visits
-		mu.Unlock()
-		if n >= 3 || time.Now().After(deadline) {
-			break
+	fetched := func() int { mu.Lock(); defer mu.Unlock(); return visits }
+	for deadline := time.Now().Add(10 * time.Second); fetched() < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			c.Close()
+			t.Fatalf("/ fetched %d times in 10s, want 3", fetched())
 		}
 	}
 	cancel()
@@ -288,8 +293,9 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+	// mirrored counts the files saved in or removed from the mirror.
 	if n := c.out.mirrored.Load(); n != 2 {
-		t.Errorf("%d mirror writes for two pages that never changed (/ fetched %d times), want 2", n, visits)
+		t.Errorf("%d mirror writes for two pages that never changed (/ fetched %d times), want 2", n, fetched())
 	}
 }
 
