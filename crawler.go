@@ -69,8 +69,9 @@ type Crawler struct {
 	pagesOut atomic.Int64 // page leases handed to workers and not yet finished (for max_pages)
 	reading  sitemapsOut  // sitemaps being read, whose hosts' links wait for them
 	stats    runStats
-	// relinkWait is the longest a daemon's mirror waits to be relinked
-	// after a change (see relinkEvery).
+	// relinkWait is how often a daemon looks at its mirror after a change:
+	// it is relinked then if the crawl is idle, else once a daemon.recrawl
+	// has passed since the last relink (see relinkEvery).
 	relinkWait time.Duration
 }
 

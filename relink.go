@@ -16,11 +16,10 @@ import (
 )
 
 // relinkEvery relinks the mirror of a daemon after its passes, until the
-// returned stop is called: when the crawl is idle (no new URL queued,
-// nothing in flight), looked at every c.relinkWait (a minute) at most, so
-// that a daemon with a long recrawl does not leave its first pass unlinked
-// for a day; and at least once per daemon.recrawl, the length of a pass,
-// while it never is.
+// returned stop is called: when the crawl is idle (see crawlIdle), looked
+// at every c.relinkWait (a minute) at most, so that a daemon with a long
+// recrawl does not leave its first pass unlinked for a day; and at least
+// once per daemon.recrawl, the length of a pass, while it never is.
 // Relinking while new URLs wait would write links to them as absolute URLs
 // for good (a relinked file is not relinked again). A mirror that did not
 // change since the last relink is not checked again, unless that relink
@@ -48,8 +47,7 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 				continue
 			}
 			now := c.now()
-			idle := c.busy.Load() == 0 && c.front.Stats().Queued == 0
-			if !idle && now.Sub(lastAt) < c.conf().Daemon.Recrawl {
+			if !c.crawlIdle(now) && now.Sub(lastAt) < c.conf().Daemon.Recrawl {
 				continue
 			}
 			last, lastAt = n, now
@@ -60,6 +58,33 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 		}
 	})
 	return func() { cancel(); wg.Wait() }
+}
+
+// crawlIdle reports whether the crawl is idle, for relinking: no request
+// is in flight, and every host with URLs queued waits for something other
+// than its politeness interval: a Retry-After, a backoff after errors, its
+// robots.txt to answer, the next pass (a daemon's host given up on), or it
+// is parked. A host that only keeps its delay or Crawl-delay between
+// requests is being crawled: its URLs are due.
+func (c *Crawler) crawlIdle(now time.Time) bool {
+	if c.busy.Load() != 0 {
+		return false
+	}
+	if c.front.Stats().Queued == 0 {
+		return true
+	}
+	waiting := map[string]bool{}
+	for _, h := range c.gate.Snapshot(now) {
+		if h.Waiting || h.Parked != "" {
+			waiting[h.Origin] = true
+		}
+	}
+	for _, h := range c.front.Hosts() {
+		if h.Queued > 0 && !h.Parked && !waiting[h.Origin] && !h.Wait.After(now) {
+			return false
+		}
+	}
+	return true
 }
 
 // relinkBatch is how many pages one read of the page records gathers.

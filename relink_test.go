@@ -433,3 +433,66 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 		t.Errorf("the index links to /slow as %q", got)
 	}
 }
+
+// A host that waits (here its robots.txt answers 503, so it backs off)
+// does not keep the daemon from being idle: the mirror of the other host
+// is relinked without waiting for daemon.recrawl.
+func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
+		case "/b":
+			fmt.Fprint(w, `<html>b</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer down.Close()
+	cfg := testConfig(t, srv.URL+"/", down.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 20 * time.Millisecond
+	waitRelinked(t, c, cfg, srv.URL, nil)
+}
+
+// waitRelinked runs c as a daemon until the mirror file of base+"/" links
+// to b.html, or fails after 10s. started, if not nil, runs once c runs.
+func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	if started != nil {
+		started()
+	}
+	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(base+"/"), "text/html"))
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(got), `href="b.html"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+		got, _ = os.ReadFile(index)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	c.Close()
+	if !strings.Contains(string(got), `href="b.html"`) {
+		t.Errorf("the index is not relinked in 10s: %q", got)
+	}
+}
