@@ -73,6 +73,7 @@ type Crawler struct {
 	// it is relinked then if the crawl is idle, else once a daemon.recrawl
 	// has passed since the last relink (see relinkEvery).
 	relinkWait time.Duration
+	reloaded   chan struct{} // Reload's word to relinkEvery
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -92,6 +93,7 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		stats:   newRunStats(),
 
 		relinkWait: time.Minute,
+		reloaded:   make(chan struct{}, 1),
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
 		return nil, fmt.Errorf("state_dir: %w", err)

@@ -19,11 +19,12 @@ import (
 // returned stop is called: when the crawl is idle (see crawlIdle), looked
 // at every c.relinkWait (a minute) at most, so that a daemon with a long
 // recrawl does not leave its first pass unlinked for a day; and at least
-// once per daemon.recrawl, the length of a pass, while it never is.
-// Relinking while new URLs wait would write links to them as absolute URLs
-// for good (a relinked file is not relinked again). A mirror that did not
-// change since the last relink is not checked again, unless that relink
-// left pages a worker was visiting.
+// once per daemon.recrawl, the length of a pass, while it never is. The
+// period follows daemon.recrawl across reloads. Relinking while new URLs
+// wait would write links to them as absolute URLs for good (a relinked
+// file is not relinked again). A mirror that did not change since the last
+// relink is not checked again, unless that relink left pages a worker was
+// visiting.
 func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 	if !c.cfg.Daemon.Enabled {
 		return func() {}
@@ -31,7 +32,8 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(min(c.conf().Daemon.Recrawl, c.relinkWait))
+		period := c.relinkPeriod()
+		t := time.NewTicker(period)
 		defer t.Stop()
 		var last int64
 		left := 0 // pages the last relink left for the next
@@ -40,6 +42,12 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 			select {
 			case <-ctx.Done():
 				return
+			case <-c.reloaded:
+				if p := c.relinkPeriod(); p != period {
+					period = p
+					t.Reset(p)
+				}
+				continue
 			case <-t.C:
 			}
 			n := c.out.mirrored.Load()
@@ -58,6 +66,12 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 		}
 	})
 	return func() { cancel(); wg.Wait() }
+}
+
+// relinkPeriod is how often relinkEvery looks at the mirror, under the
+// config in force.
+func (c *Crawler) relinkPeriod() time.Duration {
+	return min(c.conf().Daemon.Recrawl, c.relinkWait)
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request

@@ -466,6 +466,48 @@ func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
 	waitRelinked(t, c, cfg, srv.URL, nil)
 }
 
+// A reload that shortens daemon.recrawl shortens the relink period at once:
+// here from an hour to a few milliseconds.
+func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
+		case "/b":
+			fmt.Fprint(w, `<html>b</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = time.Hour
+	waitRelinked(t, c, cfg, srv.URL, func() {
+		b := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/b"), "text/html"))
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(b); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				t.Errorf("/b not saved in 10s")
+				return
+			}
+		}
+		next := cfg
+		next.Daemon.Recrawl = 20 * time.Millisecond
+		if _, err := c.Reload(next); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // waitRelinked runs c as a daemon until the mirror file of base+"/" links
 // to b.html, or fails after 10s. started, if not nil, runs once c runs.
 func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started func()) {

@@ -56,6 +56,10 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 		c.robots.SetMaxAge(cfg.Daemon.Recrawl)
 	}
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
+	select {
+	case c.reloaded <- struct{}{}:
+	default:
+	}
 	seeds := c.seedItems()
 	c.dueWhenFound(seeds, c.now())
 	if _, err := c.front.Add(seeds); err != nil {
