@@ -54,10 +54,11 @@ func (c *Crawler) robotsFor(ctx context.Context, l *frontier.Lease, now time.Tim
 // it, and puts the lease back.
 func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.Time) {
 	origin := l.Origin
-	if f, ok := c.share.get(origin+"/robots.txt", origin, now); ok {
+	if f, asked, ok := c.sharedRobots(origin+"/robots.txt", origin, now); ok {
 		// Fetched a moment ago, where another host's robots.txt
-		// redirects: not fetched twice.
-		c.storeRobots(l, f, now, now)
+		// redirects: not fetched twice. Its age counts from when that
+		// fetch was asked for.
+		c.storeRobots(l, f, asked, now)
 		return
 	}
 	ok, at := c.gate.Acquire(origin, now)
@@ -84,9 +85,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		held = ""
 		return h, sent
 	}
-	// last is the URL of the latest hop; shared the answer reused for it.
+	// last is the URL of the latest hop; shared the answer reused for it,
+	// sharedAsked when the fetch that got that answer was asked for.
 	var last *url.URL
 	var shared robots.Fetch
+	var sharedAsked time.Time
 	hops := 0
 	before := func(ctx context.Context, u *url.URL) error {
 		last = u
@@ -103,18 +106,18 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		prev, _ := drop()
 		c.gate.Release(prev, c.now(), politeness.Result{Status: 301})
 		c.hostReady(prev, c.now())
-		if f, ok := c.share.get(robotsKey(u), origin, c.now()); ok {
-			shared, shared.Redirects = f, hops
+		if f, asked, ok := c.sharedRobots(robotsKey(u), origin, c.now()); ok {
+			shared, shared.Redirects, sharedAsked = f, hops, asked
 			return errRobotsShared
 		}
 		if err := c.acquireWaiting(ctx, target); err != nil {
 			return err
 		}
 		// The target's host may have fetched it while this hop waited.
-		if f, ok := c.share.get(robotsKey(u), origin, c.now()); ok {
+		if f, asked, ok := c.sharedRobots(robotsKey(u), origin, c.now()); ok {
 			c.gate.Release(target, c.now(), politeness.Result{Status: 200, Unsent: true})
 			c.hostReady(target, c.now())
-			shared, shared.Redirects = f, hops
+			shared, shared.Redirects, sharedAsked = f, hops, asked
 			return errRobotsShared
 		}
 		hold(target)
@@ -148,10 +151,14 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	cancel()
 	done := c.now()
 	took := done.Sub(now)
+	key := ""
 	if err == nil && last != nil {
-		// Before the slot is released: the target's own host must find it.
-		c.share.put(robotsKey(last), origin, f, done)
+		// Before the slot is released: the target's own host must find
+		// it, and the robots cache has it only once stored below.
+		key = robotsKey(last)
+		c.share.put(key, origin, f, now, done)
 	}
+	defer c.share.settle(key, origin)
 	if held, sent := drop(); held != "" {
 		c.gate.Release(held, done, politeness.Result{Status: f.Status, Err: f.Err,
 			RetryAfter: retryAfterHeader(f.RetryAfter), Unsent: !sent})
@@ -165,8 +172,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		c.hostReady(origin, done)
 		return
 	}
+	asked := now
 	if errors.Is(err, errRobotsShared) {
-		f, err = shared, nil
+		f, err, asked = shared, nil, sharedAsked
 	}
 	if err != nil {
 		// Refused (a redirect out of scope): robots.txt cannot be read,
@@ -175,7 +183,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		f = robots.Fetch{Err: err}
 	}
 	c.countFetch(robotsResponse(f, took), f.Err)
-	c.storeRobots(l, f, now, done)
+	c.storeRobots(l, f, asked, done)
 }
 
 // storeRobots stores what the policy makes of robots.txt fetch f of the

@@ -109,6 +109,26 @@ func (c *RobotsCache) Store(origin string, f robots.Fetch, now time.Time) robots
 	return e.state
 }
 
+// Answer returns origin's state when its latest fetch was an answer (ok or
+// missing) that is still fresh at now, as Lookup would use it: another host
+// whose robots.txt redirects to origin's may take it rather than fetch it
+// again. It does not change the cache's order, nor add the host.
+func (c *RobotsCache) Answer(origin string, now time.Time) (robots.State, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.index[origin]
+	if !ok {
+		return robots.State{}, false
+	}
+	s := el.Value.(*robotsEntry).state
+	switch {
+	case s.Result != robots.ResultOK && s.Result != robots.ResultMissing,
+		s.Due(now), c.maxAge > 0 && now.Sub(s.FetchedAt) >= c.maxAge:
+		return robots.State{}, false
+	}
+	return s, true
+}
+
 // Abandon ends a fetch begun by Lookup that did not happen (the crawl is
 // stopping, or politeness said "not now").
 func (c *RobotsCache) Abandon(origin string) {

@@ -98,3 +98,32 @@ func TestRobotsCacheMaxAge(t *testing.T) {
 		t.Fatalf("at the max age: %v, want RobotsFetch although the 24h cache holds", act)
 	}
 }
+
+func TestRobotsCacheAnswer(t *testing.T) {
+	c := NewRobotsCache("ExampleBot", 10)
+	if _, ok := c.Answer(origin, t0); ok {
+		t.Fatal("an answer for a host never fetched")
+	}
+	c.Lookup(origin, t0)
+	if _, ok := c.Answer(origin, t0); ok {
+		t.Fatal("an answer while the first fetch is under way")
+	}
+	c.Store(origin, robots.Fetch{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
+		MaxAge: time.Hour, HasMaxAge: true}, t0)
+	st, ok := c.Answer(origin, t0.Add(59*time.Minute))
+	if !ok || st.Status != 200 || string(st.Body) != "User-agent: *\nDisallow: /x\n" {
+		t.Fatalf("within max-age: %+v, %v", st, ok)
+	}
+	if _, ok := c.Answer(origin, t0.Add(time.Hour)); ok {
+		t.Fatal("an answer past its max-age")
+	}
+	c.SetMaxAge(10 * time.Minute)
+	if _, ok := c.Answer(origin, t0.Add(10*time.Minute)); ok {
+		t.Fatal("an answer past the cache's max age")
+	}
+	c.Lookup(origin, t0.Add(time.Hour))
+	c.Store(origin, robots.Fetch{Status: 503}, t0.Add(time.Hour))
+	if _, ok := c.Answer(origin, t0.Add(time.Hour)); ok {
+		t.Fatal("an answer after an unreachable fetch")
+	}
+}
