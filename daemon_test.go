@@ -273,81 +273,39 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 }
 
 // robots.txt's max-age counts from when it was asked for, as RFC 9111
-// counts a response's age, not from when its slow answer arrived: once a
-// second has passed since the server answered "max-age=1", nothing is
-// fetched under that copy.
+// counts a response's age, not from when its slow answer arrived: asked for
+// at t0 and answered "max-age=1" at t0+0.4s, the copy rules at t0+0.9s and
+// is fetched again at t0+1.1s (counted from the answer, it would last until
+// t0+1.4s). The crawl's clock is the test's.
 func TestDaemonRobotsAgeFromRequest(t *testing.T) {
-	var mu sync.Mutex
-	var servedAt time.Time // when the permissive copy was served
-	var late []string      // /private/ requests more than max-age after it
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		now := time.Now()
-		mu.Lock()
-		defer mu.Unlock()
-		switch r.URL.Path {
-		case "/robots.txt":
-			w.Header().Set("Cache-Control", "max-age=1")
-			if servedAt.IsZero() {
-				servedAt = now
-				mu.Unlock()
-				time.Sleep(400 * time.Millisecond) // a slow answer
-				mu.Lock()
-				return
-			}
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
-		case "/":
-			fmt.Fprint(w, `<a href="/private/p">p</a>`)
-		case "/private/p":
-			if now.Sub(servedAt) > time.Second {
-				late = append(late, now.Sub(servedAt).String())
-			}
-			fmt.Fprint(w, "private")
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-
+	clock := newTestClock()
+	t0 := clock.now()
+	srv, hits := robotsSite(t, clock, 400*time.Millisecond, "max-age=1", "User-agent: *\nDisallow: /private/\n")
 	cfg := testConfig(t, srv.URL+"/")
 	cfg.Daemon.Enabled = true
 	cfg.Daemon.Recrawl = time.Hour // only max-age brings robots.txt back
 	cfg.Daemon.MaxInterval = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
+	c := newClockedCrawler(t, cfg, clock)
+	ctx := context.Background()
+
+	if _, ok := c.robotsFor(ctx, leaseOf(t, c, srv.URL+"/", t0), t0); ok {
+		t.Fatal("robots.txt taken as known before it was fetched")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
-	inv := func() map[string]storage.Record { return inventory(t, cfg.Output.URLs) }
-	for deadline := time.Now().Add(20 * time.Second); inv()[srv.URL+"/private/p"].Status != 200; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatal("/private/p never fetched under the first robots.txt")
-		}
+	if n, took := hits.Load(), clock.now().Sub(t0); n != 1 || took != 400*time.Millisecond {
+		t.Fatalf("robots.txt fetched %d times, answered after %v; want once, after 400ms", n, took)
 	}
-	// Due again 1.1 s after the first copy was served: past its max-age as
-	// the server counts, within it when counted from the answer's end.
-	mu.Lock()
-	due := servedAt.Add(1100 * time.Millisecond)
-	mu.Unlock()
-	time.Sleep(time.Until(due))
-	if _, err := c.front.Reschedule(srv.URL+"/private/p", frontier.KindPage, time.Now()); err != nil {
-		t.Fatal(err)
+	clock.advance(500 * time.Millisecond) // t0+0.9s
+	l := leaseOf(t, c, srv.URL+"/", clock.now())
+	if g, ok := c.robotsFor(ctx, l, clock.now()); !ok || g.Allowed(srv.URL+"/private/p") {
+		t.Fatalf("at t0+0.9s: ready %v, want the copy fetched, which disallows /private/", ok)
 	}
-	time.Sleep(300 * time.Millisecond)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	c.release(l, time.Time{})
+	clock.advance(200 * time.Millisecond) // t0+1.1s
+	if _, ok := c.robotsFor(ctx, leaseOf(t, c, srv.URL+"/", clock.now()), clock.now()); ok {
+		t.Error("at t0+1.1s the copy asked for at t0 with max-age=1 still rules")
 	}
-	c.Close()
-	mu.Lock()
-	defer mu.Unlock()
-	if len(late) > 0 {
-		t.Errorf("/private/p requested %v after a robots.txt with max-age=1 was served", late)
+	if n := hits.Load(); n != 2 {
+		t.Errorf("robots.txt fetched %d times, want again at t0+1.1s", n)
 	}
 }
 
