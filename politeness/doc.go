@@ -15,12 +15,17 @@
 // through Acquire. The clock of a request starts when it goes out on the wire
 // (Sent), not when it was queued, and every limiter starts empty when the
 // Gate is made, so the first requests after a restart keep their distance
-// from the last requests of the run that was killed.
+// from the last requests of the run that was killed. While a granted request
+// has not gone out, a host with an interval gets no further grant; and while
+// that request is still the host's last, its first byte of answer (Answered)
+// restarts the clock, since a busy server may read a request late. Changed
+// tells a caller refused with a zero time when to ask again.
 //
 // FetchRobots fetches a host's robots.txt for the pure policy of package
 // robots (RFC 9309 §2.3: redirects, status codes, the 500 KiB cap).
 //
-// Caveats: the limiter runs a hundredth slower than the interval, a margin
-// against scheduling jitter; and the per-host state lives as long as the
+// Caveats: the limiter adds a slack to the interval against scheduling
+// jitter (a hundredth of it, at least 2ms, at most a tenth), so with
+// Answered the gaps a server sees are a little longer than the delay; and the per-host state lives as long as the
 // Gate, bounded by the crawl's scope rather than by an eviction policy.
 package politeness
