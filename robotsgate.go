@@ -70,19 +70,24 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 	// held is the origin whose slot this worker holds: before changes it
 	// between hops, the trace reads it from the transport's goroutine.
 	// sentAt is when the held slot's request went out, zero before.
+	// late is the origin whose slot was released before its request was
+	// seen going out, "" when none.
 	var mu sync.Mutex
 	var sentAt time.Time
-	held, first := origin, true
-	hold := func(o string) { mu.Lock(); held, sentAt = o, time.Time{}; mu.Unlock() }
+	held, late, first := origin, "", true
+	hold := func(o string) { mu.Lock(); held, late, sentAt = o, "", time.Time{}; mu.Unlock() }
 	// drop clears held before its slot is released: net/http may call
 	// WroteHeaders after the fetch returned (a timeout firing while the
 	// headers are written), and a Sent after the Release would count as
-	// another request's.
+	// another request's. Such a send is told as SentLate, to late.
 	drop := func() (string, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		h, sent := held, !sentAt.IsZero()
-		held = ""
+		held, late = "", ""
+		if !sent {
+			late = h
+		}
 		return h, sent
 	}
 	// last is the URL of the latest hop; shared the answer reused for it,
@@ -127,10 +132,14 @@ func (c *Crawler) fetchRobots(ctx context.Context, l *frontier.Lease, now time.T
 		t := time.Now()
 		mu.Lock()
 		h := held
-		if h != "" && sentAt.IsZero() {
+		switch {
+		case h != "" && sentAt.IsZero():
 			sentAt = t
 			c.gate.Sent(h, t) // under mu: drop cannot come in between
-		} else {
+		case h == "" && late != "":
+			c.gate.SentLate(late, t) // released already: the counts stay
+			late = ""
+		default:
 			h = ""
 		}
 		mu.Unlock()

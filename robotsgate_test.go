@@ -110,8 +110,9 @@ func TestAcquireWaitingWakesOnRelease(t *testing.T) {
 }
 
 // A Sent that net/http reports after the visit released its slot (a timeout
-// firing while the headers were written) must not reach the gate: it would
-// end the hold of the next request to the host, granted but not yet sent.
+// firing while the headers were written) must not reach the gate as Sent:
+// it would end the hold of the next request to the host, granted but not
+// yet sent.
 func TestSentAfterReleaseIgnored(t *testing.T) {
 	const origin = "http://127.0.0.2:8001"
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -131,6 +132,28 @@ func TestSentAfterReleaseIgnored(t *testing.T) {
 	// The second request has not gone out: the host stays held.
 	if ok, at := g.Acquire(origin, next.Add(time.Hour)); ok || !at.IsZero() {
 		t.Fatalf("granted (%v, %v) while the second request has not gone out", ok, at)
+	}
+}
+
+// A request whose headers go out as its timeout fires (net/http calls
+// WroteHeaders after Do returned) may reach the server: the guard passes
+// that send on as SentLate, and the next start keeps the interval from it.
+func TestSentAfterReleaseKeepsTheInterval(t *testing.T) {
+	const origin = "http://127.0.0.2:8001"
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	g := politeness.New(politeness.Config{Delay: 2 * time.Second}, t0.Add(-time.Hour))
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("first Acquire refused")
+	}
+	var guard sentGuard
+	done := t0.Add(30 * time.Second)
+	g.Release(origin, done, politeness.Result{Err: context.DeadlineExceeded, Unsent: guard.release()})
+	late := done.Add(500 * time.Millisecond)
+	if guard.sent(g, origin, late) {
+		t.Error("a send after the release was told as Sent")
+	}
+	if at, ok := g.Ready(origin, late); !ok || at.Sub(late) < 2*time.Second {
+		t.Fatalf("Ready = (%v after the late send, %v), want ≥ 2s after it", at.Sub(late), ok)
 	}
 }
 

@@ -119,24 +119,29 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 // may call the WroteHeaders hook after Do returned, when a timeout fires
 // while the headers are written: a Sent reaching the gate after the visit's
 // Release would count as another request's, and end that one's hold before
-// it went out. Once released, the guard lets no Sent through.
+// it went out. Once released, the guard passes a send on as SentLate, which
+// keeps the interval from it and leaves the counts alone.
 type sentGuard struct {
 	mu       sync.Mutex
 	at       time.Time // when the request went out; zero before
 	released bool
 }
 
-// sent tells g that the request to origin went out at t, unless the visit
-// released its slot already (or told it before), and reports whether it
-// did. The gate hears it under the guard's lock, so a release cannot come
-// between the check and the telling.
+// sent tells g that the request to origin went out at t, once, and reports
+// whether it told it as Sent: after the visit released its slot it tells
+// it as SentLate instead. The gate hears it under the guard's lock, so a
+// release cannot come between the check and the telling.
 func (s *sentGuard) sent(g *politeness.Gate, origin string, t time.Time) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.released || !s.at.IsZero() {
+	if !s.at.IsZero() {
 		return false
 	}
 	s.at = t
+	if s.released {
+		g.SentLate(origin, t)
+		return false
+	}
 	g.Sent(origin, t)
 	return true
 }

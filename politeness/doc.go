@@ -26,6 +26,9 @@
 //
 // Caveats: the limiter adds a slack to the interval against scheduling
 // jitter (a hundredth of it, at least 2ms, at most a tenth), so with
-// Answered the gaps a server sees are a little longer than the delay; and the per-host state lives as long as the
-// Gate, bounded by the crawl's scope rather than by an eviction policy.
+// Answered the gaps a server sees are a little longer than the delay; a
+// request that fails before it is seen going out counts as started when it
+// is released, since net/http may still write it (SentLate); and the
+// per-host state lives as long as the Gate, bounded by the crawl's scope
+// rather than by an eviction policy.
 package politeness

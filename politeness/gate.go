@@ -100,9 +100,9 @@ func (h *host) wake() {
 }
 
 // Changed returns a channel closed the next time a request to origin is
-// sent or released, its interval changes, or it is unparked: when an Acquire refused with
-// a zero time may be granted. Take it before Acquire, so that no change
-// between the two is missed.
+// sent or released, its interval changes, or it is unparked: when an
+// Acquire refused with a zero time may be granted. Take it before Acquire,
+// so that no change between the two is missed.
 func (g *Gate) Changed(origin string) <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -226,6 +226,21 @@ func (g *Gate) Sent(origin string, t time.Time) {
 	}
 }
 
+// SentLate records that a request to origin went out at t after its slot
+// was released: net/http may write a request's headers on its own goroutine
+// after Do returned, when a timeout fires during the write. The server may
+// have seen that request, so the next start keeps its distance from t as
+// from any other; the counts of requests in flight and not yet sent are
+// left alone, as Release settled them already.
+func (g *Gate) SentLate(origin string, t time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := g.host(origin)
+	if t.After(h.sentAt) {
+		h.sentAt = t
+	}
+}
+
 // Answered records that the first byte of the answer to the request sent at
 // sent came back at t. The server saw the request no later than t, and
 // perhaps well after sent when it was busy; so when that request is still
@@ -286,8 +301,9 @@ type Result struct {
 	Status     int    // the HTTP status; 0 when no response came
 	Err        error  // a network error or timeout
 	RetryAfter string // the Retry-After header, if any
-	// Unsent says the request never went out (no Sent call was made for
-	// it): it failed before its headers were written.
+	// Unsent says no Sent call was made for the request. With no Err it
+	// never went out; with an Err it may still go out (see SentLate), so
+	// Release counts it as started when it was released.
 	Unsent bool
 }
 
@@ -303,10 +319,11 @@ type Outcome struct {
 }
 
 // Release returns the slot taken by Acquire and applies what the request
-// came to: a 429 or 503 makes the host wait as long as Retry-After asks
-// (never less), or back off exponentially with jitter when it does not say;
-// other 5xx answers and network errors back off; any other answer resets the
-// backoff.
+// came to. A request that failed with no Sent seen counts as started at now
+// (see Result.Unsent). A 429 or 503 makes the host wait as long as
+// Retry-After asks (never less), or back off exponentially with jitter when
+// it does not say; other 5xx answers and network errors back off; any other
+// answer resets the backoff.
 func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -317,6 +334,11 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	}
 	if r.Unsent && h.unsent > 0 {
 		h.unsent--
+	}
+	if r.Unsent && r.Err != nil && now.After(h.sentAt) {
+		// Failed before it was seen going out, but the headers may be
+		// on their way yet: the safe guess is that it reached the server.
+		h.sentAt = now
 	}
 	h.unsent = min(h.unsent, h.inFlight) // a caller that forgot Sent cannot stall the host
 

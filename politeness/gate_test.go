@@ -1,6 +1,7 @@
 package politeness
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -110,6 +111,53 @@ func TestGateSentKeepsDistanceFromWire(t *testing.T) {
 	next := acquireAt(t, g, origin, now)
 	if gap := next.Sub(now.Add(300 * time.Millisecond)); gap < time.Second {
 		t.Fatalf("next start %v after the last one went out, want ≥ 1s", gap)
+	}
+}
+
+// A request whose headers go out as its timeout fires is seen going out
+// (SentLate) after its Release. The server may have it, so the next start
+// keeps the interval from it; the counts Release settled stay as they are.
+func TestGateSentLateKeepsTheInterval(t *testing.T) {
+	g := New(Config{Delay: 2 * time.Second, MaxPerHost: 2}, t0)
+	now := acquireAt(t, g, origin, t0)
+	done := now.Add(30 * time.Second)
+	g.Release(origin, done, Result{Err: context.DeadlineExceeded, Unsent: true})
+	late := done.Add(500 * time.Millisecond)
+	g.SentLate(origin, late)
+	next := acquireAt(t, g, origin, done)
+	if gap := next.Sub(late); gap < 2*time.Second {
+		t.Fatalf("next start %v after the late send, want ≥ 2s", gap)
+	}
+	// The late send ends no other request's hold: the one just granted
+	// has not gone out, and nothing more is granted until it does.
+	g.SentLate(origin, next)
+	if ok, at := g.Acquire(origin, next.Add(time.Hour)); ok || !at.IsZero() {
+		t.Fatalf("granted (%v, %v) while the request granted has not gone out", ok, at)
+	}
+	g.Sent(origin, next)
+	if at, ok := g.Ready(origin, next); !ok || at.Before(next.Add(2*time.Second)) {
+		t.Fatalf("Ready = (%v, %v) after the second went out, want ≥ 2s after it", at.Sub(next), ok)
+	}
+}
+
+// A request that fails before it is seen going out may still go out, its
+// SentLate not yet told: the gate counts it as started when it is released,
+// and Ready keeps the interval from then. One that never went out for sure
+// (no error) does not move the clock.
+func TestGateUnsentFailureCountsAsStarted(t *testing.T) {
+	g := New(Config{Delay: 2 * time.Second}, t0)
+	now := acquireAt(t, g, origin, t0)
+	done := now.Add(30 * time.Second)
+	g.Release(origin, done, Result{Err: context.DeadlineExceeded, Unsent: true})
+	if at, ok := g.Ready(origin, done); !ok || at.Before(done.Add(2*time.Second)) {
+		t.Fatalf("Ready = (%v, %v) after an unsent failure, want ≥ 2s after its release", at.Sub(done), ok)
+	}
+
+	g = New(Config{Delay: 2 * time.Second}, t0)
+	now = acquireAt(t, g, origin, t0)
+	g.Release(origin, now.Add(30*time.Second), Result{Status: 200, Unsent: true})
+	if at, ok := g.Ready(origin, now.Add(30*time.Second)); !ok || at.After(now.Add(30*time.Second)) {
+		t.Fatalf("Ready = (%v, %v) after a request never sent, want at once", at.Sub(now), ok)
 	}
 }
 
