@@ -75,11 +75,15 @@ func (c *Crawler) relinkPeriod() time.Duration {
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request
-// is in flight, and every host with URLs queued waits for something other
-// than its politeness interval: a Retry-After, a backoff after errors, its
-// robots.txt to answer, the next pass (a daemon's host given up on), or it
-// is parked. A host that only keeps its delay or Crawl-delay between
-// requests is being crawled: its URLs are due.
+// is in flight, and every host with URLs queued is given up on for now:
+// parked, or waiting longer than politeness.retry_after_max from now, the
+// longest wait the crawl keeps to before it gives up on a host (in a
+// daemon, a host given up on rests until the next pass). A host that keeps
+// its politeness interval, or waits a shorter while (a Retry-After, a
+// backoff after errors, its robots.txt to answer), is fetched this pass:
+// a page relinked before its URLs would keep absolute links to them for
+// good. Near the end of its rest, a resting host holds relinking back too;
+// the relink that a daemon.recrawl forces bounds that.
 func (c *Crawler) crawlIdle(now time.Time) bool {
 	if c.busy.Load() != 0 {
 		return false
@@ -87,14 +91,15 @@ func (c *Crawler) crawlIdle(now time.Time) bool {
 	if c.front.Stats().Queued == 0 {
 		return true
 	}
-	waiting := map[string]bool{}
+	giveUp := c.conf().Politeness.RetryAfterMax
+	off := map[string]bool{} // hosts given up on for now
 	for _, h := range c.gate.Snapshot(now) {
-		if h.Waiting || h.Parked != "" {
-			waiting[h.Origin] = true
+		if h.Parked != "" || h.Waiting && h.NextAt.Sub(now) > giveUp {
+			off[h.Origin] = true
 		}
 	}
 	for _, h := range c.front.Hosts() {
-		if h.Queued > 0 && !h.Parked && !waiting[h.Origin] && !h.Wait.After(now) {
+		if h.Queued > 0 && !h.Parked && !off[h.Origin] && h.Wait.Sub(now) <= giveUp {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -434,9 +435,10 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	}
 }
 
-// A host that waits (here its robots.txt answers 503, so it backs off)
-// does not keep the daemon from being idle: the mirror of the other host
-// is relinked without waiting for daemon.recrawl.
+// A host given up on until the next pass (here its page asks, by
+// Retry-After, to wait past retry_after_max) does not keep the daemon from
+// being idle: the mirror of the other host is relinked without waiting for
+// daemon.recrawl.
 func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -450,12 +452,18 @@ func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
 	}))
 	defer srv.Close()
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer down.Close()
 	cfg := testConfig(t, srv.URL+"/", down.URL+"/")
 	cfg.Output.MirrorDir = t.TempDir()
 	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Politeness.RetryAfterMax = time.Minute
 	cfg.Daemon.Enabled = true
 	cfg.Daemon.Recrawl = time.Hour
 	c, err := New(cfg, Options{})
@@ -536,5 +544,65 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 	c.Close()
 	if !strings.Contains(string(got), `href="b.html"`) {
 		t.Errorf("the index is not relinked in 10s: %q", got)
+	}
+}
+
+// A host that waits for its own Retry-After holds relinking back: its
+// queued URLs are fetched this pass, and a page relinked before them would
+// keep absolute links to them for good. Here /b first answers 503 with
+// Retry-After: 1; the index must link to b.html once both are relinked.
+func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
+		case "/b":
+			if asked.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, `<html>b</html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 20 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	relinked := func(raw string) bool {
+		key, _ := frontier.Canonicalize(raw, 0)
+		p, ok, err := c.pages.Get(key.Key)
+		return err == nil && ok && p.Relinked
+	}
+	for deadline := time.Now().Add(10 * time.Second); !relinked(srv.URL+"/") || !relinked(srv.URL+"/b"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Error("/ and /b not relinked in 10s")
+			break
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	c.Close()
+	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
+	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="b.html"`) {
+		t.Errorf("the index links to /b as %q", got)
 	}
 }
