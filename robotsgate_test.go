@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -89,24 +90,39 @@ func robotsSite(t *testing.T, clock *testClock, slow time.Duration, header, body
 }
 
 // A redirect hop of robots.txt waiting for a host whose slot is taken is
-// granted as soon as the slot is released, not at its next poll: the gate
+// granted when the slot is released, woken by Gate.Changed: the gate
 // answers "no time" for a request in flight or not yet sent, which lasts
-// milliseconds. The deadline is below the one-second poll it replaced.
+// milliseconds. In a synctest bubble, Wait returns once acquireWaiting is
+// parked, so the Release surely comes after its refusal; the bubble's
+// context deadline only guards against a hang.
 func TestAcquireWaitingWakesOnRelease(t *testing.T) {
-	const origin = "http://127.0.0.2:8001"
-	c := &Crawler{gate: politeness.New(politeness.Config{MaxPerHost: 1}, time.Now()), now: time.Now}
-	if ok, _ := c.gate.Acquire(origin, c.now()); !ok {
-		t.Fatal("first Acquire refused")
-	}
-	go func() {
-		time.Sleep(20 * time.Millisecond) // let acquireWaiting be refused first
+	synctest.Test(t, func(t *testing.T) {
+		const origin = "http://127.0.0.2:8001"
+		c := &Crawler{gate: politeness.New(politeness.Config{MaxPerHost: 1}, time.Now()), now: time.Now}
+		if ok, _ := c.gate.Acquire(origin, c.now()); !ok {
+			t.Fatal("first Acquire refused")
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		got := make(chan error, 1)
+		go func() { got <- c.acquireWaiting(ctx, origin) }()
+		synctest.Wait()
+		select {
+		case err := <-got:
+			t.Fatalf("acquireWaiting returned (%v) while the slot was taken", err)
+		default:
+		}
 		c.gate.Release(origin, c.now(), politeness.Result{Status: 200})
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 900*time.Millisecond)
-	defer cancel()
-	if err := c.acquireWaiting(ctx, origin); err != nil {
-		t.Fatalf("acquireWaiting: %v, want the slot once released", err)
-	}
+		synctest.Wait()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("acquireWaiting: %v, want the slot once released", err)
+			}
+		default:
+			t.Fatal("acquireWaiting still waiting after the Release")
+		}
+	})
 }
 
 // A Sent that net/http reports after the visit released its slot (a timeout
