@@ -69,9 +69,17 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 }
 
 // relinkPeriod is how often relinkEvery looks at the mirror, under the
-// config in force.
+// config in force: every c.relinkWait, or daemon.recrawl when shorter. It
+// is never ≤ 0, which a ticker refuses.
 func (c *Crawler) relinkPeriod() time.Duration {
-	return min(c.conf().Daemon.Recrawl, c.relinkWait)
+	p := c.relinkWait
+	if r := c.conf().Daemon.Recrawl; r > 0 && r < p {
+		p = r
+	}
+	if p <= 0 {
+		p = time.Minute
+	}
+	return p
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request

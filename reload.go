@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // liveConfig is the config the running crawl reads, with its compiled
@@ -21,13 +22,10 @@ func (c *Crawler) conf() *liveConfig { return c.live.Load() }
 // kept. Keys that shape what New built — state_dir, user_agent,
 // fetch.workers, fetch.max_body, output.*, daemon.enabled, daemon.listen,
 // log.* — keep their old values until a restart, and are named in the
-// returned notes. An invalid config is refused whole and nothing changes.
+// returned notes. An invalid config is refused whole and nothing changes,
+// and so is one that is valid only with its own values of those keys.
 func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	sc, err := newScope(cfg, c.now)
-	if err != nil {
 		return nil, err
 	}
 	old := c.conf().Config
@@ -45,11 +43,23 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 		{"daemon.listen", old.Daemon.Listen, cfg.Daemon.Listen, func(n *Config) { n.Daemon.Listen = old.Daemon.Listen }},
 		{"log", old.Log, cfg.Log, func(n *Config) { n.Log = old.Log }},
 	}
+	var kept []string
 	for _, f := range fixed {
 		if !reflect.DeepEqual(f.old, f.new) {
 			notes = append(notes, fmt.Sprintf("%s: changed, takes effect after a restart", f.key))
+			kept = append(kept, f.key)
 			f.keep(&cfg)
 		}
+	}
+	// What runs is the new config with those keys as they were, and it
+	// must be valid too: daemon.recrawl: 0s passes with daemon.enabled
+	// false, not in a daemon that keeps running.
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("with %s unchanged until a restart: %w", strings.Join(kept, ", "), err)
+	}
+	sc, err := newScope(cfg, c.now)
+	if err != nil {
+		return nil, err
 	}
 	c.gate.SetConfig(gateConfig(cfg), c.now())
 	if cfg.Daemon.Enabled {

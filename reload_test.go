@@ -1,0 +1,72 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A reload that turns the daemon off and daemon.recrawl to 0 is valid as
+// written, but daemon.enabled changes only on restart: the daemon would run
+// on with a recrawl of 0, and its relink ticker panic. It is refused, and
+// the old config stays.
+func TestReloadRefusesRecrawlZeroInARunningDaemon(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html>a</html>`)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = 10 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	next := cfg
+	next.Daemon.Enabled = false
+	next.Daemon.Recrawl = 0
+	notes, err := c.Reload(next)
+	cancel()
+	if rerr := <-done; rerr != nil {
+		t.Error(rerr)
+	}
+	c.Close()
+	if err == nil || !strings.Contains(err.Error(), "daemon.recrawl") || !strings.Contains(err.Error(), "daemon.enabled") {
+		t.Errorf("Reload = %v, %v; want refused, naming daemon.recrawl and daemon.enabled", notes, err)
+	}
+	if got := c.conf().Daemon; !got.Enabled || got.Recrawl != time.Hour {
+		t.Errorf("daemon config after the refusal = %+v, want the old one", got)
+	}
+}
+
+// The relink period is never ≤ 0, which time.Ticker.Reset refuses with a
+// panic, whatever daemon.recrawl the config in force has.
+func TestRelinkPeriodPositive(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, r := range []time.Duration{0, -time.Second, time.Millisecond, time.Hour} {
+		live := *c.conf()
+		live.Daemon.Recrawl = r
+		c.live.Store(&live)
+		if p := c.relinkPeriod(); p <= 0 || p > c.relinkWait {
+			t.Errorf("recrawl %s: relink period %s, want in (0, %s]", r, p, c.relinkWait)
+		}
+	}
+}
