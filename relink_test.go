@@ -222,28 +222,7 @@ func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.relinkWait = 50 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
-	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
-	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(got), `href="b.html"`); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			break
-		}
-		got, _ = os.ReadFile(index)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
-	if !strings.Contains(string(got), `href="b.html"`) {
-		t.Errorf("the index is not relinked: %q", got)
-	}
+	waitRelinked(t, c, cfg, srv.URL, nil)
 }
 
 // A revisit that brings the same body from a server that sends no
