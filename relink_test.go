@@ -17,9 +17,11 @@ import (
 	"github.com/politecrawl/crawler/storage"
 )
 
-// Relinking leaves alone a page a worker is visiting (a daemon's revisit
-// may be saving its new body and record), and relinks it at the next pass.
-func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
+// newRelinker returns a crawler of http://example.test/ with a relinked
+// mirror, closed when the test ends, and a function that saves a page in
+// its mirror and its page records as a fetch would.
+func newRelinker(t *testing.T) (*Crawler, func(raw, body string) storage.Page) {
+	t.Helper()
 	cfg := testConfig(t, "http://example.test/")
 	cfg.Output.MirrorDir = t.TempDir()
 	cfg.Output.MirrorLinks = MirrorLinksRelative
@@ -27,11 +29,10 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	save := func(raw, body string) (key, file string) {
+	t.Cleanup(func() { c.Close() })
+	return c, func(raw, body string) storage.Page {
 		t.Helper()
-		u := mustParse(raw)
-		rel, err := c.out.mirror.Write(u, "text/html", strings.NewReader(body))
+		rel, err := c.out.mirror.Write(mustParse(raw), "text/html", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,27 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		if err := c.pages.Put(p); err != nil {
 			t.Fatal(err)
 		}
-		return canon.Key, filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(rel))
+		return p
+	}
+}
+
+// mirrorFile reads the mirror file of page p.
+func mirrorFile(t *testing.T, c *Crawler, p storage.Page) string {
+	t.Helper()
+	got, err := os.ReadFile(filepath.Join(c.cfg.Output.MirrorDir, filepath.FromSlash(p.MirrorPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
+// Relinking leaves alone a page a worker is visiting (a daemon's revisit
+// may be saving its new body and record), and relinks it at the next pass.
+func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
+	c, save0 := newRelinker(t)
+	save := func(raw, body string) (key, file string) {
+		p := save0(raw, body)
+		return p.Key, filepath.Join(c.cfg.Output.MirrorDir, filepath.FromSlash(p.MirrorPath))
 	}
 	const body = `<a href="http://example.test/b">b</a>`
 	aKey, aFile := save("http://example.test/a", body)
@@ -85,31 +106,14 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 // from files relinked before are made absolute again, as wget -k writes a
 // link to a page it does not have.
 func TestRelinkUnlinksGonePages(t *testing.T) {
-	cfg := testConfig(t, "http://example.test/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, save := newRelinker(t)
 	pages := map[string]storage.Page{}
 	for raw, body := range map[string]string{
 		"http://example.test/":  `<a href="/b#x">b</a> <a href="/c">c</a>`,
 		"http://example.test/b": "b",
 		"http://example.test/c": "c",
 	} {
-		u := mustParse(raw)
-		rel, err := c.out.mirror.Write(u, "text/html", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		canon, _ := frontier.Canonicalize(raw, 0)
-		p := storage.Page{Key: canon.Key, URL: raw, Status: 200, ContentType: "text/html", MirrorPath: rel}
-		if err := c.pages.Put(p); err != nil {
-			t.Fatal(err)
-		}
-		pages[raw] = p
+		pages[raw] = save(raw, body)
 	}
 	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
 		t.Fatalf("first pass: %+v, %v", rep, err)
@@ -131,11 +135,7 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 		t.Errorf("broken links left: %+v", rep.Broken)
 	}
 	root := pages["http://example.test/"]
-	got, err := os.ReadFile(filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(root.MirrorPath)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `<a href="http://example.test/b#x">b</a> <a href="c.html">c</a>`; string(got) != want {
+	if got, want := mirrorFile(t, c, root), `<a href="http://example.test/b#x">b</a> <a href="c.html">c</a>`; got != want {
 		t.Errorf("index after /b went: %q, want %q", got, want)
 	}
 }
@@ -143,30 +143,14 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 // Only links still broken are made absolute again: a gone page that comes
 // back (its file saved again, its record not yet) keeps its relative links.
 func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
-	cfg := testConfig(t, "http://example.test/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, save := newRelinker(t)
 	pages := map[string]storage.Page{}
 	for raw, body := range map[string]string{
 		"http://example.test/":  `<a href="/b">b</a> <a href="/c">c</a>`,
 		"http://example.test/b": "b",
 		"http://example.test/c": "c",
 	} {
-		rel, err := c.out.mirror.Write(mustParse(raw), "text/html", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		canon, _ := frontier.Canonicalize(raw, 0)
-		p := storage.Page{Key: canon.Key, URL: raw, Status: 200, ContentType: "text/html", MirrorPath: rel}
-		if err := c.pages.Put(p); err != nil {
-			t.Fatal(err)
-		}
-		pages[raw] = p
+		pages[raw] = save(raw, body)
 	}
 	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
 		t.Fatalf("first pass: %+v, %v", rep, err)
@@ -189,11 +173,7 @@ func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
 		t.Fatalf("second pass: %+v, %v", rep, err)
 	}
 	root := pages["http://example.test/"]
-	got, err := os.ReadFile(filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(root.MirrorPath)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `<a href="b.html">b</a> <a href="http://example.test/c">c</a>`; string(got) != want {
+	if got, want := mirrorFile(t, c, root), `<a href="b.html">b</a> <a href="http://example.test/c">c</a>`; got != want {
 		t.Errorf("index after /c went and /b came back: %q, want %q", got, want)
 	}
 }
