@@ -107,12 +107,7 @@ func TestDaemonRevisits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	stop := runInBackground(c)
 	count := func(want string) int {
 		n := 0
 		for _, r := range s.requests() {
@@ -127,7 +122,7 @@ func TestDaemonRevisits(t *testing.T) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				cancel()
+				stop()
 				t.Fatalf("timed out waiting for %s; requests: %v", what, s.requests())
 			}
 		}
@@ -146,8 +141,7 @@ func TestDaemonRevisits(t *testing.T) {
 		return has("/ 304") && has("/a 200") && has("/new 200") && count("/b 404") >= 2 &&
 			has("/sitemap.xml 304") && count("/d 404") >= 2
 	})
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(); err != nil {
@@ -225,12 +219,7 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	stop := runInBackground(c)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		mu.Lock()
@@ -255,8 +244,7 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -350,12 +338,7 @@ func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	stop := runInBackground(c)
 	count := func(p string) int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -376,8 +359,7 @@ func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); count("/new") == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -424,18 +406,12 @@ func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.Run(ctx)
-			done <- err
-		}()
+		stop := runInBackground(c)
 		for deadline := time.Now().Add(10 * time.Second); s.hits()["/b"] == 0 && time.Now().Before(deadline); {
 			time.Sleep(10 * time.Millisecond)
 		}
 		time.Sleep(100 * time.Millisecond)
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Fatal(err)
 		}
 		c.Close()

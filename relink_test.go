@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -46,6 +45,26 @@ func newRelinker(t *testing.T) (*Crawler, func(raw, body string) storage.Page) {
 		}
 		return p
 	}
+}
+
+// newRelinkDaemon returns a daemon crawler of seeds (recrawl an hour, as
+// edit may change) whose mirror is relinked, looking every wait.
+func newRelinkDaemon(t *testing.T, wait time.Duration, edit func(*Config), seeds ...string) (*Crawler, Config) {
+	t.Helper()
+	cfg := testConfig(t, seeds...)
+	cfg.Output.MirrorDir = t.TempDir()
+	cfg.Output.MirrorLinks = MirrorLinksRelative
+	cfg.Daemon.Enabled = true
+	cfg.Daemon.Recrawl = time.Hour
+	if edit != nil {
+		edit(&cfg)
+	}
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.relinkWait = wait
+	return c, cfg
 }
 
 // mirrorFile reads the mirror file of page p.
@@ -192,16 +211,7 @@ func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 50 * time.Millisecond
+	c, cfg := newRelinkDaemon(t, 50*time.Millisecond, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, nil)
 }
 
@@ -233,23 +243,16 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	stop := runInBackground(c)
 	fetched := func() int { mu.Lock(); defer mu.Unlock(); return visits }
 	for deadline := time.Now().Add(10 * time.Second); fetched() < 3; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			cancel()
-			<-done
+			stop()
 			c.Close()
 			t.Fatalf("/ fetched %d times in 10s, want 3", fetched())
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -297,31 +300,18 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.KeepGone = keepGone
-	cfg.Daemon.Recrawl = 50 * time.Millisecond
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 20 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	c, cfg := newRelinkDaemon(t, 20*time.Millisecond, func(cfg *Config) {
+		cfg.Daemon.KeepGone = keepGone
+		cfg.Daemon.Recrawl = 50 * time.Millisecond
+	}, srv.URL+"/")
+	stop := runInBackground(c)
 	bFile := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/d/b"), "text/html"))
 	read := func() string { b, _ := os.ReadFile(bFile); return string(b) }
 	wait := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				cancel()
-				<-done
+				stop()
 				t.Fatalf("timed out waiting for %s; /d/b's file: %q", what, read())
 			}
 		}
@@ -334,8 +324,7 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 		return inventory(t, cfg.Output.URLs)[srv.URL+"/d/b"].Status != 200
 	})
 	time.Sleep(200 * time.Millisecond) // a few relink passes
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -360,22 +349,8 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 10 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	c, cfg := newRelinkDaemon(t, 10*time.Millisecond, nil, srv.URL+"/")
+	stop := runInBackground(c)
 	slow := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/slow"), "text/html"))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(slow); err == nil {
@@ -383,8 +358,7 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // relink passes after /slow is saved
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -419,17 +393,8 @@ func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer down.Close()
-	cfg := testConfig(t, srv.URL+"/", down.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Politeness.RetryAfterMax = time.Minute
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 20 * time.Millisecond
+	c, cfg := newRelinkDaemon(t, 20*time.Millisecond, func(cfg *Config) { cfg.Politeness.RetryAfterMax = time.Minute },
+		srv.URL+"/", down.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, nil)
 }
 
@@ -447,16 +412,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = time.Hour
+	c, cfg := newRelinkDaemon(t, time.Hour, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, func() {
 		b := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/b"), "text/html"))
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -479,12 +435,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 // to b.html, or fails after 10s. started, if not nil, runs once c runs.
 func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	stop := runInBackground(c)
 	if started != nil {
 		started()
 	}
@@ -496,8 +447,7 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 		}
 		got, _ = os.ReadFile(index)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Error(err)
 	}
 	c.Close()
@@ -528,22 +478,8 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 20 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	c, cfg := newRelinkDaemon(t, 20*time.Millisecond, nil, srv.URL+"/")
+	stop := runInBackground(c)
 	relinked := func(raw string) bool {
 		key, _ := frontier.Canonicalize(raw, 0)
 		p, ok, err := c.pages.Get(key.Key)
@@ -555,8 +491,7 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 			break
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Error(err)
 	}
 	c.Close()

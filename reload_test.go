@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,28 +18,13 @@ func TestReloadRefusesRecrawlZeroInARunningDaemon(t *testing.T) {
 		fmt.Fprint(w, `<html>a</html>`)
 	}))
 	defer srv.Close()
-	cfg := testConfig(t, srv.URL+"/")
-	cfg.Output.MirrorDir = t.TempDir()
-	cfg.Output.MirrorLinks = MirrorLinksRelative
-	cfg.Daemon.Enabled = true
-	cfg.Daemon.Recrawl = time.Hour
-	c, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.relinkWait = 10 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Run(ctx)
-		done <- err
-	}()
+	c, cfg := newRelinkDaemon(t, 10*time.Millisecond, nil, srv.URL+"/")
+	stop := runInBackground(c)
 	next := cfg
 	next.Daemon.Enabled = false
 	next.Daemon.Recrawl = 0
 	notes, err := c.Reload(next)
-	cancel()
-	if rerr := <-done; rerr != nil {
+	if rerr := stop(); rerr != nil {
 		t.Error(rerr)
 	}
 	c.Close()

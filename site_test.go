@@ -181,3 +181,17 @@ func inventory(t *testing.T, path string) map[string]storage.Record {
 	}
 	return out
 }
+
+// runInBackground runs c until stop, which returns what Run returned.
+func runInBackground(c *Crawler) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Run(ctx)
+		done <- err
+	}()
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
