@@ -387,17 +387,7 @@ func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
 // 0, and max_depth counts from it.
 func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 	for range 3 {
-		s := newSite(t)
-		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/index.xml\n"})
-		s.set("/index.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{{base}}/pages.xml</loc></sitemap></sitemapindex>`})
-		s.set("/pages.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/a</loc></url></urlset>`})
-		s.html("/", "/x", "/a")
-		s.html("/x")
-		s.html("/a", "/b")
-		s.html("/b", "/c")
-		s.html("/c")
+		s := sitemapLinkedFirstSite(t)
 		cfg := testConfig(t, s.URL+"/")
 		cfg.Scope.MaxDepth = 1
 		cfg.Daemon.Enabled = true

@@ -278,23 +278,33 @@ func TestMaxPagesWithRequestsInFlight(t *testing.T) {
 	}
 }
 
+// sitemapLinkedFirstSite serves a site whose / links to /x and /a, and
+// whose robots.txt names an index of one sitemap listing /a; /a links to
+// /b, and /b to /c. At max_depth 1, /b is fetched (and /c is not) only if /a
+// counts as depth 0.
+func sitemapLinkedFirstSite(t *testing.T) *testSite {
+	t.Helper()
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/index.xml\n"})
+	s.set("/index.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{{base}}/pages.xml</loc></sitemap></sitemapindex>`})
+	s.set("/pages.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/a</loc></url></urlset>`})
+	s.html("/", "/x", "/a")
+	s.html("/x")
+	s.html("/a", "/b")
+	s.html("/b", "/c")
+	s.html("/c")
+	return s
+}
+
 // A URL found by a link and also listed in a sitemap (read through an
 // index) is at depth 0, as CONTRACT.md says, even with no delay between
 // requests, when its link is queued long before the sitemap is read:
 // max_depth then counts from it.
 func TestSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 	for range 3 { // the order was a race: try it a few times
-		s := newSite(t)
-		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/index.xml\n"})
-		s.set("/index.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>{{base}}/pages.xml</loc></sitemap></sitemapindex>`})
-		s.set("/pages.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{{base}}/a</loc></url></urlset>`})
-		s.html("/", "/x", "/a")
-		s.html("/x")
-		s.html("/a", "/b")
-		s.html("/b", "/c")
-		s.html("/c")
+		s := sitemapLinkedFirstSite(t)
 		cfg := testConfig(t, s.URL+"/")
 		cfg.Scope.MaxDepth = 1
 		runCrawl(t, cfg)
