@@ -67,6 +67,19 @@ func newRelinkDaemon(t *testing.T, wait time.Duration, edit func(*Config), seeds
 	return c, cfg
 }
 
+// markGone does what a visit does when page p answers 404 on a revisit:
+// removes its mirror file and records it gone, keeping its type.
+func markGone(t *testing.T, c *Crawler, p storage.Page) {
+	t.Helper()
+	if err := c.out.mirror.Remove(mustParse(p.URL), p.ContentType); err != nil {
+		t.Fatal(err)
+	}
+	p.Status, p.MirrorPath = 404, ""
+	if err := c.pages.Put(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // mirrorFile reads the mirror file of page p.
 func mirrorFile(t *testing.T, c *Crawler, p storage.Page) string {
 	t.Helper()
@@ -138,14 +151,7 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 		t.Fatalf("first pass: %+v, %v", rep, err)
 	}
 	// /b answers 404 on a revisit: handle removes its file, keeps its type.
-	b := pages["http://example.test/b"]
-	if err := c.out.mirror.Remove(mustParse(b.URL), b.ContentType); err != nil {
-		t.Fatal(err)
-	}
-	b.Status, b.MirrorPath = 404, ""
-	if err := c.pages.Put(b); err != nil {
-		t.Fatal(err)
-	}
+	markGone(t, c, pages["http://example.test/b"])
 	rep, err := c.relinkMirror()
 	if err != nil {
 		t.Fatal(err)
@@ -174,16 +180,8 @@ func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
 	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
 		t.Fatalf("first pass: %+v, %v", rep, err)
 	}
-	for _, raw := range []string{"http://example.test/b", "http://example.test/c"} {
-		p := pages[raw] // gone: 404 on a revisit
-		if err := c.out.mirror.Remove(mustParse(p.URL), p.ContentType); err != nil {
-			t.Fatal(err)
-		}
-		p.Status, p.MirrorPath = 404, ""
-		if err := c.pages.Put(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	markGone(t, c, pages["http://example.test/b"])
+	markGone(t, c, pages["http://example.test/c"])
 	// /b is back: a worker has saved its file and not yet its record.
 	if _, err := c.out.mirror.Write(mustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
 		t.Fatal(err)
