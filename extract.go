@@ -66,18 +66,20 @@ func isCSS(contentType string) bool {
 // is our product token, for <meta name=AGENT content=...>. Unparseable hrefs
 // are skipped.
 //
-// The page is parsed as a browser without scripts would (so the content of
-// <noscript> counts, as it does for wget) and walked once.
+// The page is read as a browser without scripts would (so the content of
+// <noscript> counts, as it does for wget) into the flat document of
+// linkDocument, which goquery walks once.
 func extractHTML(body []byte, contentType string, pageURL *url.URL, agent string) extracted {
-	var out extracted
 	var r io.Reader = bytes.NewReader(body)
 	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
 		r = enc.NewDecoder().Reader(r)
 	}
-	root, err := html.ParseWithOptions(r, html.ParseOptionEnableScripting(false))
-	if err != nil {
-		return out
-	}
+	return extractFrom(linkDocument(r), pageURL, agent)
+}
+
+// extractFrom reads the links of a parsed page (see extractHTML).
+func extractFrom(root *html.Node, pageURL *url.URL, agent string) extracted {
+	var out extracted
 	var refs []ref
 	base := ""
 	goquery.NewDocumentFromNode(root).Find("*").Each(func(_ int, s *goquery.Selection) {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -193,6 +195,58 @@ func TestReadBodyBomb(t *testing.T) {
 // FuzzExtractHTML checks that any page extracts without panicking, that
 // every link is absolute http(s), and that the canonical and hreflang URLs
 // are among the links.
+// TestLinkDocumentMatchesTree checks that the flat document extractHTML
+// reads gives the links the full HTML5 tree gives, on the golden pages and
+// on what the tokenizer and the tree builder treat differently.
+func TestLinkDocumentMatchesTree(t *testing.T) {
+	pages := []string{
+		`<html><head><noscript><link rel="stylesheet" href="/ns.css"></noscript></head>` +
+			`<body><noscript><a href="/ns">x</a><img src="/ns.png"></noscript></body></html>`,
+		`<svg><a xlink:href="/svg-link"><text>x</text></a><image xlink:href="/svg.png"/></svg>`,
+		`<image src="/image.png">`,
+		`<!-- <a href="/comment"> --><script>document.write('<a href="/js">')</script>` +
+			`<textarea><a href="/textarea"></textarea><title><a href="/title"></title><xmp><a href="/xmp"></xmp>` +
+			`<iframe src="/frame"><a href="/in-iframe"></a></iframe><a href="/after">`,
+		`<style>@import "a.css"; body { background: url(b.png) }</style><p style="background:url('c.png')">x</p>` +
+			`<div style="x"><span style="background:url(d.png)"></span></div><style></style><style/>`,
+		`<template><a href="/in-template">t</a></template>`,
+		`<base href="/dir/"><base href="/other/"><a href="rel">r</a>`,
+		`<a href="/x?a=1&amp;b=2&copy">e</a><A HREF="/upper" REL="NoFollow">u</A><a href="/1" href="/2">d</a>`,
+		`<table background="/bg.png"><tr><td background="/td.png">c</td><th background="/th.png">h</th></tr></table>`,
+		`<body background="/body.png">`,
+		`<meta http-equiv="refresh" content="0; url=/refresh"><meta name="robots" content="noindex, nofollow">`,
+		`<link rel="canonical" href="/canonical"><link rel="alternate" hreflang="de" href="/de"><link rel="next" href="/n">`,
+		`<object data="/o.swf"></object><embed src="/e.swf"><video src="/v.mp4" poster="/p.jpg"><track src="/t.vtt"></video>` +
+			`<audio src="/a.mp3"><source src="/s.ogg"></audio><img srcset="/1x.png 1x, /2x.png 2x"><input type="IMAGE" src="/in.png">`,
+		"<a href=\"/nul\x00\">n</a><a\x00 href=\"/tag-nul\">t</a>",
+		`<frameset><frame src="/frame1"><frame src="/frame2"></frameset>`,
+		`<p><a href="/unclosed">x<a href="/unclosed2`,
+	}
+	files, _ := filepath.Glob("testdata/extract/*.html")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, string(b))
+	}
+	page, _ := url.Parse("http://example.com/dir/page.html")
+	for i, p := range pages {
+		tree, err := html.ParseWithOptions(strings.NewReader(p), html.ParseOptionEnableScripting(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := describe(extractFrom(tree, page, "ExampleBot"))
+		got := describe(extractFrom(linkDocument(strings.NewReader(p)), page, "ExampleBot"))
+		if got != want {
+			t.Errorf("page %d (%.60q): flat document gives\n%s\ntree gives\n%s", i, p, got, want)
+		}
+		if i < len(pages)-len(files) && !strings.Contains(want, "/") {
+			t.Errorf("page %d finds no links: the case tests nothing", i)
+		}
+	}
+}
+
 func FuzzExtractHTML(f *testing.F) {
 	files, _ := filepath.Glob("testdata/extract/*.html")
 	for _, file := range files {
