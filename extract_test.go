@@ -154,20 +154,25 @@ func TestReadBody(t *testing.T) {
 		body      []byte
 		encoding  string
 		limit     int64
+		size      int64 // the Content-Length the server claims, -1 for none
 		want      []byte
 		cut       bool
 		decodeErr bool
 	}{
-		{"plain", plain, "", 2000, plain, false, false},
-		{"plain cut", plain, "", 100, plain[:100], true, false},
-		{"gzip", gzipped(t, plain), "gzip", 2000, plain, false, false},
-		{"gzip cut inside the limit", gzipped(t, plain), "gzip", 10, plain[:10], true, false},
-		{"gzip that is not", plain, "gzip", 2000, plain, false, true},
-		{"unknown encoding kept", plain, "br", 2000, plain, false, true},
-		{"truncated gzip keeps what decoded", gzipped(t, plain)[:40], "gzip", 2000, nil, false, false},
+		{"plain", plain, "", 2000, -1, plain, false, false},
+		{"plain with its length", plain, "", 2000, int64(len(plain)), plain, false, false},
+		{"plain claiming more", plain, "", 2000, 1 << 40, plain, false, false},
+		{"plain claiming less", plain, "", 2000, 10, plain, false, false},
+		{"plain cut", plain, "", 100, -1, plain[:100], true, false},
+		{"plain cut, claiming its length", plain, "", 100, int64(len(plain)), plain[:100], true, false},
+		{"gzip", gzipped(t, plain), "gzip", 2000, -1, plain, false, false},
+		{"gzip cut inside the limit", gzipped(t, plain), "gzip", 10, -1, plain[:10], true, false},
+		{"gzip that is not", plain, "gzip", 2000, -1, plain, false, true},
+		{"unknown encoding kept", plain, "br", 2000, -1, plain, false, true},
+		{"truncated gzip keeps what decoded", gzipped(t, plain)[:40], "gzip", 2000, -1, nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, cut, err := readBody(bytes.NewReader(tc.body), tc.encoding, tc.limit)
+			got, cut, err := readBody(bytes.NewReader(tc.body), tc.encoding, tc.limit, tc.size)
 			if tc.decodeErr != (err == errBodyDecode) {
 				t.Fatalf("err = %v", err)
 			}
@@ -186,7 +191,7 @@ func TestReadBody(t *testing.T) {
 
 func TestReadBodyBomb(t *testing.T) {
 	bomb := gzipped(t, make([]byte, 64<<20))
-	got, cut, err := readBody(bytes.NewReader(bomb), "gzip", 1<<20)
+	got, cut, err := readBody(bytes.NewReader(bomb), "gzip", 1<<20, -1)
 	if err != nil || !cut || len(got) != 1<<20 {
 		t.Fatalf("bomb: %d bytes, cut=%v, err=%v", len(got), cut, err)
 	}

@@ -145,7 +145,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	if r.limit > 0 {
 		limit = r.limit
 	}
-	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), limit)
+	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), limit, resp.ContentLength)
 	out.decoded = err == nil && resp.Header.Get("Content-Encoding") != ""
 	out.duration = time.Since(start)
 	if err != nil && !errors.Is(err, errBodyDecode) {
@@ -157,11 +157,17 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 // readBody reads at most limit decoded bytes of body, undoing gzip or
 // deflate Content-Encoding inside the limit, so a small compressed body that
 // inflates without end costs no more than limit. A body that claims an
-// encoding it does not have is kept as sent, with errBodyDecode.
-func readBody(body io.Reader, encoding string, limit int64) ([]byte, bool, error) {
+// encoding it does not have is kept as sent, with errBodyDecode. size is
+// what the server said the body's length is (-1 when it did not): a hint
+// for the buffer of an unencoded body, never trusted beyond a megabyte.
+func readBody(body io.Reader, encoding string, limit, size int64) ([]byte, bool, error) {
 	encoding = strings.ToLower(strings.TrimSpace(encoding))
 	if encoding == "" || encoding == "identity" {
-		return readLimited(body, limit)
+		var buf bytes.Buffer
+		if size >= 0 {
+			buf.Grow(int(min(size, limit, 1<<20)) + bytes.MinRead)
+		}
+		return readInto(&buf, body, limit)
 	}
 	// A compressed stream is read no further than twice the limit: enough
 	// for any body whose decoded form fits, and a bound on one made of
@@ -218,6 +224,11 @@ func readBody(body io.Reader, encoding string, limit int64) ([]byte, bool, error
 // was more.
 func readLimited(r io.Reader, limit int64) ([]byte, bool, error) {
 	var buf bytes.Buffer
+	return readInto(&buf, r, limit)
+}
+
+// readInto is readLimited into buf.
+func readInto(buf *bytes.Buffer, r io.Reader, limit int64) ([]byte, bool, error) {
 	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
 	if n > limit {
 		return buf.Bytes()[:limit], true, nil
