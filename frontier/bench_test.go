@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.etcd.io/bbolt"
 )
 
 // The benchmark's sizes are flags so that a plain `go test -bench .` stays
@@ -43,6 +45,7 @@ func BenchmarkFrontier(b *testing.B) {
 		}
 		peak := watchHeap()
 
+		st0, tx0 := f.db.Stats(), lastTx(b, f)
 		start := time.Now()
 		var next atomic.Int64 // the next batch to add
 		batches := int64((n + batch - 1) / batch)
@@ -57,6 +60,7 @@ func BenchmarkFrontier(b *testing.B) {
 			}
 		})
 		addTime := time.Since(start)
+		logWrites(b, "add", f, st0, tx0, n)
 		if s := f.Stats(); s.Queued != int64(n) {
 			b.Fatalf("after adding %d: %+v", n, s)
 		}
@@ -74,7 +78,7 @@ func BenchmarkFrontier(b *testing.B) {
 			continue
 		}
 
-		st0 := f.db.Stats()
+		st0, tx0 = f.db.Stats(), lastTx(b, f)
 		peak = watchHeap()
 		start = time.Now()
 		var handed atomic.Int64
@@ -105,9 +109,7 @@ func BenchmarkFrontier(b *testing.B) {
 			}
 		})
 		drainTime := time.Since(start)
-		st1 := f.db.Stats()
-		d := st1.Sub(&st0)
-		b.Logf("drain: pages written %d (%.2f/url) write time %v spill %v rebalance %v free %d", d.TxStats.GetWrite(), float64(d.TxStats.GetWrite())/float64(n), d.TxStats.GetWriteTime(), d.TxStats.GetSpillTime(), d.TxStats.GetRebalanceTime(), st1.FreePageN)
+		logWrites(b, "drain", f, st0, tx0, n)
 		if s := f.Stats(); s.Done != int64(n) || handed.Load() != int64(n) {
 			b.Fatalf("after draining: %+v, %d handed out", s, handed.Load())
 		}
@@ -165,6 +167,26 @@ func writeHeapProfile(b *testing.B, suffix string) {
 	if err != nil && b != nil {
 		b.Fatal(err)
 	}
+}
+
+// lastTx returns the id of the last transaction committed.
+func lastTx(b *testing.B, f *Frontier) int {
+	var id int
+	if err := f.db.View(func(tx *bbolt.Tx) error { id = tx.ID(); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	return id
+}
+
+// logWrites logs what a phase of n URLs wrote since the database's stats
+// were st0 and its last transaction tx0.
+func logWrites(b *testing.B, phase string, f *Frontier, st0 bbolt.Stats, tx0, n int) {
+	st := f.db.Stats()
+	d := st.Sub(&st0)
+	commits := lastTx(b, f) - tx0
+	b.Logf("%s: %d commits (%.0f URLs each), pages written %d (%.2f/url), write time %v, spill %v, rebalance %v, free pages %d",
+		phase, commits, float64(n)/float64(max(commits, 1)), d.TxStats.GetWrite(), float64(d.TxStats.GetWrite())/float64(n),
+		d.TxStats.GetWriteTime(), d.TxStats.GetSpillTime(), d.TxStats.GetRebalanceTime(), st.FreePageN)
 }
 
 func parallel(n int, fn func(int)) {
