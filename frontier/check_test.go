@@ -26,9 +26,16 @@ func check(f *Frontier) error {
 		for id := range byID {
 			got[id] = &tally{}
 		}
-		urls, queue := tx.Bucket(bucketURLs), tx.Bucket(bucketQueue)
+		urls := tx.Bucket(bucketURLs)
+		queue := urls // a host's queue keys come before its URL keys
 		// Every record: its state and its queue entry.
 		err := urls.ForEach(func(k, v []byte) error {
+			switch {
+			case isQueueKey(k):
+				return nil
+			case len(k) < 5 || k[4] != '/' && k[4] != '?':
+				return fmt.Errorf("key %x is neither a URL's nor a queue's", k)
+			}
 			id := binary.BigEndian.Uint32(k)
 			h := byID[id]
 			if h == nil {
@@ -69,6 +76,9 @@ func check(f *Frontier) error {
 		// Every queue entry has its record; done entries, a done one.
 		var entries, doneEntries, markedEntries int64
 		err = queue.ForEach(func(k, v []byte) error {
+			if !isQueueKey(k) {
+				return nil
+			}
 			seq, ok := queueKeySeq(k)
 			if !ok {
 				return fmt.Errorf("queue key %x", k)
@@ -256,6 +266,10 @@ func check(f *Frontier) error {
 }
 
 // stateOf returns the state of a URL, marks considered.
+// isQueueKey reports whether key k of the urls bucket is a queue key, not
+// a URL key.
+func isQueueKey(k []byte) bool { return len(k) > 4 && k[4] <= classDelayed }
+
 func stateOf(queue *bbolt.Bucket, h *host, r *record) state {
 	_, marked := h.mark(r.seq)
 	return r.state(queue.Get(queueKey(nil, h.id, r)) != nil && !marked)

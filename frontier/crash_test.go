@@ -199,12 +199,15 @@ func recordStates(t *testing.T, f *Frontier) map[string]state {
 		c := tx.Bucket(bucketURLs).Cursor()
 		prefix := appendUint32(nil, id)
 		for k, v := c.Seek(prefix); len(k) >= 4 && string(k[:4]) == string(prefix); k, v = c.Next() {
+			if isQueueKey(k) {
+				continue
+			}
 			r, err := decodeRecord(v, h.Origin)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.mu.Lock()
-			out[h.Origin+string(k[4:])] = stateOf(tx.Bucket(bucketQueue), f.hosts[h.Origin], &r)
+			out[h.Origin+string(k[4:])] = stateOf(tx.Bucket(bucketURLs), f.hosts[h.Origin], &r)
 			f.mu.Unlock()
 		}
 		_ = tx.Rollback()

@@ -30,18 +30,20 @@
 // database, which other packages may share (New; Open gives it a file of
 // its own):
 //
-//   - frontier.urls: every URL ever added (the seen set), keyed by host id
-//     then path and query, so that a page's links land on few B+tree pages;
+//   - frontier.urls: per host (every key starts with its id), first its
+//     queue, then its URLs. The queue holds the URLs to hand out, undelayed
+//     ones by priority then first-in-first-out, delayed ones (retries,
+//     NotBefore, revisits) by due time, and a done entry for each URL done.
+//     Done moves entries rather than deleting them, so the bucket never
+//     shrinks and bbolt's freelist, which every commit writes out whole,
+//     stays short. The URLs are every URL ever added (the seen set), keyed
+//     by path and query, so that a page's links land on few B+tree pages;
 //     the value is a compact binary record of the Item. Add looks each URL
 //     up there. There is no Bloom filter: the lookup lands on the page that
 //     the insert of a new URL writes anyway, and a filter sized for the
-//     crawl would make memory grow with it.
-//   - frontier.queue: per host (the key starts with its id), the URLs to
-//     hand out, undelayed ones by priority then first-in-first-out, delayed
-//     ones (retries, NotBefore, revisits) by due time, and a done entry for
-//     each URL done. Done moves entries rather than deleting them, so the
-//     bucket never shrinks and bbolt's freelist, which every commit writes
-//     out whole, stays short.
+//     crawl would make memory grow with it. A host's queue and URLs share a
+//     bucket so that a new URL's record and queue entry, and the branch
+//     pages above them, are fewer pages to write than in two buckets.
 //   - frontier.hosts and frontier.log: per host its origin, counts of URLs,
 //     persisted wait (SetHostWait) and parking; changes to the counts are
 //     appended to the log and folded into the host records every 1,024

@@ -150,7 +150,7 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 }
 
 func initBuckets(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketURLs, bucketQueue, bucketHosts, bucketLog, bucketMarks, bucketMeta} {
+	for _, name := range [][]byte{bucketURLs, bucketHosts, bucketLog, bucketMarks, bucketMeta} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("frontier: create bucket %s: %w", name, err)
 		}
@@ -219,10 +219,10 @@ func (f *Frontier) load(tx *bbolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketQueue)); err != nil {
+	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketURLs)); err != nil {
 		return err
 	}
-	c := tx.Bucket(bucketQueue).Cursor()
+	c := tx.Bucket(bucketURLs).Cursor()
 	for _, h := range byID {
 		f.sum.add(h.rec.counts, 1)
 		if h.rec.parked {

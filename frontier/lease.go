@@ -72,7 +72,7 @@ func (f *Frontier) idle(until int64) Idle {
 // take leases host h's first URL due at n, or returns nil after noting what
 // it learnt (the host's hint, or that it is stalled). f.mu must be held.
 func (f *Frontier) take(tx *bbolt.Tx, h *host, n int64) (*Lease, error) {
-	c := tx.Bucket(bucketQueue).Cursor()
+	c := tx.Bucket(bucketURLs).Cursor()
 	var prefix [5]byte
 	binary.BigEndian.PutUint32(prefix[:], h.id)
 	if h.rec.delayed-h.leasedDelayed > 0 && h.hint <= n {

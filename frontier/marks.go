@@ -108,7 +108,7 @@ func (b *batch) flushHost(h *host) error {
 func (b *batch) flushMark(h *host, seq uint64, m *mark) error {
 	var buf [delayedKeyLen]byte
 	qk := m.queueKey(buf[:0], h.id, seq)
-	c := b.queue.Cursor()
+	c := b.urls.Cursor()
 	k, v := c.Seek(qk)
 	if string(k) != string(qk) {
 		return fmt.Errorf("frontier: marked entry %x: %w", qk, errCorrupt)
@@ -242,7 +242,7 @@ func chunkMarks(v []byte, fn func(qk []byte) error) error {
 
 // loadMarks reads the live marks back. New calls it before anyone else
 // sees f.
-func (f *Frontier) loadMarks(marks, queue *bbolt.Bucket) error {
+func (f *Frontier) loadMarks(marks, urls *bbolt.Bucket) error {
 	if k, _ := marks.Cursor().First(); len(k) == 8 {
 		f.oldest = binary.BigEndian.Uint64(k)
 	}
@@ -261,7 +261,7 @@ func (f *Frontier) loadMarks(marks, queue *bbolt.Bucket) error {
 			if key <= h.rec.flushedTo {
 				return nil // flushed since
 			}
-			if queue.Get(qk) == nil {
+			if urls.Get(qk) == nil {
 				return fmt.Errorf("frontier: marked entry %x missing: %w", qk, errCorrupt)
 			}
 			m.chunk = key

@@ -34,7 +34,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 			}
 			continue
 		}
-		seq, err := b.queue.NextSequence()
+		seq, err := b.urls.NextSequence()
 		if err != nil {
 			return 0, fmt.Errorf("frontier: sequence: %w", err)
 		}
@@ -110,7 +110,7 @@ func (b *batch) queued(h *host, r *record) (bool, error) {
 		}
 	}
 	var buf [delayedKeyLen]byte
-	return b.queue.Get(queueKey(buf[:0], h.id, r)) != nil, nil
+	return b.urls.Get(queueKey(buf[:0], h.id, r)) != nil, nil
 }
 
 // lastmodLater reports whether lastmod a is later than b: as times when both
@@ -143,7 +143,7 @@ func (b *batch) reschedule(h *host, k []byte, r *record, inQueue bool, at int64)
 	switch {
 	case !inQueue: // done: it becomes a revisit
 		var buf [doneKeyLen]byte
-		if err := b.queue.Delete(doneKey(buf[:0], h.id, r.seq)); err != nil {
+		if err := b.urls.Delete(doneKey(buf[:0], h.id, r.seq)); err != nil {
 			return fmt.Errorf("frontier: delete done entry: %w", err)
 		}
 		r.visited, r.attempts, r.delayed, r.due = true, 0, true, at
@@ -233,7 +233,7 @@ func (b *batch) finish(l *Lease, a action) error {
 // Reschedule moved it). The lease's class and whether it is a revisit do
 // not change while it is out.
 func (b *batch) finishInPlace(l *Lease, d *hostDelta) bool {
-	if b.queue.Get(l.qkey) == nil {
+	if b.urls.Get(l.qkey) == nil {
 		return false
 	}
 	b.markDone(l, d)
@@ -262,7 +262,7 @@ func (b *batch) putRecord(h *host, k []byte, r *record) error {
 // putQueue queues record r, of urls key k, and counts it.
 func (b *batch) putQueue(h *host, d *hostDelta, k []byte, r *record) error {
 	qk := b.keep(func(a []byte) []byte { return queueKey(a, h.id, r) })
-	if err := b.queue.Put(qk, k[4:]); err != nil {
+	if err := b.urls.Put(qk, k[4:]); err != nil {
 		return fmt.Errorf("frontier: put queue: %w", err)
 	}
 	if r.delayed {
@@ -278,7 +278,7 @@ func (b *batch) putQueue(h *host, d *hostDelta, k []byte, r *record) error {
 // hostID is pq.
 func (b *batch) putDone(h *host, pq []byte, seq uint64) error {
 	dk := b.keep(func(a []byte) []byte { return doneKey(a, h.id, seq) })
-	if err := b.queue.Put(dk, pq); err != nil {
+	if err := b.urls.Put(dk, pq); err != nil {
 		return fmt.Errorf("frontier: put done entry: %w", err)
 	}
 	return nil
@@ -289,7 +289,7 @@ func (b *batch) putDone(h *host, pq []byte, seq uint64) error {
 func (b *batch) deleteQueue(h *host, d *hostDelta, r *record) error {
 	var buf [delayedKeyLen]byte
 	qk := queueKey(buf[:0], h.id, r)
-	c := b.queue.Cursor()
+	c := b.urls.Cursor()
 	if k, _ := c.Seek(qk); !bytes.Equal(k, qk) {
 		return fmt.Errorf("frontier: not queued: %w", errCorrupt)
 	}

@@ -25,7 +25,7 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 		return fmt.Errorf("frontier: pending: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	urls, queue := tx.Bucket(bucketURLs), tx.Bucket(bucketQueue)
+	urls := tx.Bucket(bucketURLs)
 	ids := make([]uint32, 0, len(f.byID))
 	for id := range f.byID {
 		ids = append(ids, id)
@@ -35,7 +35,7 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 		h := f.byID[id]
 		for _, class := range []byte{classReady, classDelayed} {
 			prefix := append(appendUint32(nil, id), class)
-			c := queue.Cursor()
+			c := urls.Cursor()
 			for k, v := c.Seek(prefix); bytes.HasPrefix(k, prefix); k, v = c.Next() {
 				seq, ok := queueKeySeq(k)
 				if !ok {

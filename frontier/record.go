@@ -10,8 +10,7 @@ import (
 
 // The frontier's buckets, in a database it may share with other packages.
 var (
-	bucketURLs  = []byte("frontier.urls")  // hostID ‖ path?query [‖ 0x00 for a sitemap] → record
-	bucketQueue = []byte("frontier.queue") // queue key (below) → the urls key without its hostID
+	bucketURLs  = []byte("frontier.urls")  // URL key → record, and queue key → the URL key without its hostID (below)
 	bucketHosts = []byte("frontier.hosts") // hostID → host record
 	bucketLog   = []byte("frontier.log")   // sequence → the changes of one transaction to hosts' counts
 	bucketMarks = []byte("frontier.marks") // sequence → queue key of an entry done (marks.go)
@@ -20,14 +19,25 @@ var (
 
 var keyVersion = []byte("version")
 
-const schemaVersion = 1
+// schemaVersion 2 keeps the queue in the urls bucket; version 1 had it in
+// a bucket of its own.
+const schemaVersion = 2
 
-// A queue key starts with the hostID and a class byte, so that a host's
-// queue is one contiguous range of the queue bucket:
+// The urls bucket holds, for each host, its queue and its URLs' records,
+// all keyed by the hostID first. A URL key is the hostID and the URL's path
+// and query, which starts with '/' or '?'. A queue key has a class byte
+// below those after the hostID, so that a host's queue is one contiguous
+// range, just before the host's records:
 //
 //	hostID(4) ‖ 0x00 ‖ seq(8)                       done
 //	hostID(4) ‖ 0x01 ‖ 10000-priority(2) ‖ seq(8)   undelayed: priority, then FIFO
 //	hostID(4) ‖ 0x02 ‖ due(8, Unix ns)   ‖ seq(8)   delayed: by due time
+//	hostID(4) ‖ path?query [‖ 0x00]                 a URL's record
+//
+// Sharing one bucket, a new URL's record and queue entry often land on the
+// same page, and the two share one tree's branch pages, so that adding a
+// URL writes fewer pages than with a bucket each (BenchmarkFrontier at 1M
+// URLs: 0.26 pages per URL added rather than 0.38).
 //
 // Done moves a URL's entry to the done class rather than deleting it: the
 // bucket never shrinks, so the pages a transaction frees are reused at
@@ -281,7 +291,7 @@ func urlKey(b []byte, id uint32, pathQuery string, kind Kind) []byte {
 	return b
 }
 
-// queueKey is the key of a record's entry in the queue bucket.
+// queueKey is the key of a record's queue entry in the urls bucket.
 func queueKey(b []byte, id uint32, r *record) []byte {
 	b = binary.BigEndian.AppendUint32(b, id)
 	if r.delayed {
@@ -294,7 +304,7 @@ func queueKey(b []byte, id uint32, r *record) []byte {
 	return binary.BigEndian.AppendUint64(b, r.seq)
 }
 
-// doneKey is the key of a done URL's entry in the queue bucket.
+// doneKey is the key of a done URL's queue entry in the urls bucket.
 func doneKey(b []byte, id uint32, seq uint64) []byte {
 	b = binary.BigEndian.AppendUint32(b, id)
 	b = append(b, classDone)

@@ -40,9 +40,9 @@ type opResult struct {
 // batch is one write transaction of the writer and what it will change in
 // memory once committed.
 type batch struct {
-	f                              *Frontier
-	tx                             *bbolt.Tx
-	urls, queue, hosts, log, marks *bbolt.Bucket
+	f                       *Frontier
+	tx                      *bbolt.Tx
+	urls, hosts, log, marks *bbolt.Bucket
 	// arena holds the keys and values given to bbolt, which must stay
 	// unchanged until the commit.
 	arena   []byte
@@ -229,17 +229,16 @@ func (f *Frontier) begin(arena []byte) (*batch, error) {
 	}
 	b := &batch{
 		f: f, tx: tx, arena: arena, touched: map[*host]*hostDelta{}, chunks: map[uint64]int64{},
-		urls: tx.Bucket(bucketURLs), queue: tx.Bucket(bucketQueue), hosts: tx.Bucket(bucketHosts),
+		urls: tx.Bucket(bucketURLs), hosts: tx.Bucket(bucketHosts),
 		log: tx.Bucket(bucketLog), marks: tx.Bucket(bucketMarks),
 	}
-	if b.urls == nil || b.queue == nil || b.hosts == nil || b.log == nil || b.marks == nil {
+	if b.urls == nil || b.hosts == nil || b.log == nil || b.marks == nil {
 		_ = tx.Rollback()
 		return nil, errNoBuckets
 	}
 	for _, key := range f.deadChunks {
 		b.chunks[key] = 0
 	}
-	b.queue.FillPercent = 0.9
 	return b, nil
 }
 
