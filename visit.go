@@ -16,21 +16,23 @@ import (
 )
 
 // visit takes one leased URL from the robots check to its recorded outcome.
-// Every path through it ends the lease: Done, Retry or Release.
+// Every path through it ends the lease: Done, Retry or Release. A visit that
+// makes no request readies its host before it writes its outcome, so that
+// the host's next URL need not wait for the write.
 func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	now := c.now()
 	if why := c.conf().scope.check(mustParse(l.Request), l.Origin, 0); why == rejectHost {
 		// Queued before a reload or restart narrowed the scope: a host
 		// out of scope is never contacted, robots.txt included.
-		c.finish(l, storage.Record{Error: "out of scope: " + why}, nil, nil)
 		c.hostReady(l.Origin, now)
+		c.finish(l, storage.Record{Error: "out of scope: " + why}, nil, nil)
 		return
 	}
 	if _, busy := c.inflight.LoadOrStore(l.Key, struct{}{}); busy {
 		// The same URL, as the other kind (a sitemap linked as a page), is
 		// being visited: this one waits for its record.
-		c.release(l, now.Add(100*time.Millisecond))
 		c.hostReady(l.Origin, now)
+		c.release(l, now.Add(100*time.Millisecond))
 		return
 	}
 	defer c.inflight.Delete(l.Key)
@@ -40,9 +42,9 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	}
 	if known && !l.Revisit && l.Kind == frontier.KindPage {
 		// Fetched already this crawl, as a sitemap: not fetched again.
+		c.hostReady(l.Origin, now)
 		c.finish(l, storage.Record{Status: prev.Status, FinalURL: prev.FinalURL, ContentType: prev.ContentType,
 			Robots: storage.RobotsAllowed, Error: "fetched already, as a sitemap"}, nil, nil)
-		c.hostReady(l.Origin, now)
 		return
 	}
 	group, ok := c.robotsFor(ctx, l, now)
@@ -52,15 +54,15 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) {
 	if !group.Allowed(l.Request) {
 		c.metrics.disallowed.Inc()
 		c.stats.count(&c.stats.disallowed)
-		c.finish(l, storage.Record{Robots: storage.RobotsDisallowed, Error: "disallowed by robots.txt"}, nil, nil)
 		c.hostReady(l.Origin, now)
+		c.finish(l, storage.Record{Robots: storage.RobotsDisallowed, Error: "disallowed by robots.txt"}, nil, nil)
 		return
 	}
 	if budget := c.conf().Scope.MaxPagesPerHost; budget > 0 && c.stats.pagesOf(l.Origin) >= budget {
 		c.stats.reject("host-budget")
 		c.metrics.rejected.WithLabelValues("host-budget").Inc()
-		c.finish(l, storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"}, nil, nil)
 		c.hostReady(l.Origin, now)
+		c.finish(l, storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"}, nil, nil)
 		return
 	}
 	if ok, at := c.gate.Acquire(l.Origin, now); !ok {
