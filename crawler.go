@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,12 @@ type Crawler struct {
 	metrics *metrics
 	out     *outputs
 
+	// cpu bounds the visits that parse and save a response at once to one
+	// fewer than the Go scheduler's processors (at least one), so that a
+	// processor stays free for the requests in flight: on a crawl of one
+	// host, one request at a time, the next request goes out while the
+	// last page is parsed, not after it.
+	cpu      chan struct{}
 	busy     atomic.Int64 // leases handed to workers and not yet finished
 	inflight sync.Map     // canonical keys being visited, of either kind
 	wakeCh   chan struct{}
@@ -90,6 +97,7 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		agent:   ProductToken(cfg.UserAgent),
 		metrics: newMetrics(),
 		wakeCh:  make(chan struct{}, 1),
+		cpu:     make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 		stats:   newRunStats(),
 
 		relinkWait: time.Minute,

@@ -196,8 +196,17 @@ func (c *Crawler) retryIfDue(l *frontier.Lease, resp *response, err error, out p
 	return false
 }
 
-// handle records a response and queues what it leads to.
+// handle records a response and queues what it leads to. Its work before
+// the record is written (parsing, saving the body) holds one of c.cpu's
+// slots.
 func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response, now time.Time, prev storage.Page, known bool) {
+	c.cpu <- struct{}{}
+	held := true
+	defer func() {
+		if held {
+			<-c.cpu
+		}
+	}()
 	rec := storage.Record{
 		Robots:      storage.RobotsAllowed,
 		Status:      resp.status,
@@ -275,6 +284,8 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		c.fetched.Add(1)
 		c.stats.addHostPage(l.Origin)
 	}
+	<-c.cpu
+	held = false
 	c.finish(l, rec, links, &page)
 }
 
