@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -162,16 +164,23 @@ func fileIntoDir(parent, p string) error {
 // writeTemp copies body into a new temporary file in dir and returns its
 // name. Temporary names start with ".tmp-", which MirrorPath never makes
 // at the root and which is unlikely deeper down; a collision is refused by
-// the O_EXCL of os.CreateTemp, never clobbered.
+// O_EXCL, never clobbered. The file is made with its final mode, as
+// os.CreateTemp's 0600 would need a chmod: one more metadata change per
+// page, on a file system whose journal the state's fsyncs keep busy.
 func writeTemp(dir string, body io.Reader) (string, error) {
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	var f *os.File
+	var err error
+	for range 100 {
+		name := filepath.Join(dir, ".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return "", err
 	}
 	_, err = io.Copy(f, body)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
