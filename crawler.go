@@ -63,11 +63,11 @@ type Crawler struct {
 	metrics *metrics
 	out     *outputs
 
-	// cpu bounds the visits that parse and save a response at once to one
-	// fewer than the Go scheduler's processors (at least one), so that a
-	// processor stays free for the requests in flight: on a crawl of one
-	// host, one request at a time, the next request goes out while the
-	// last page is parsed, not after it.
+	// cpu bounds the responses parsed at once to one fewer than the Go
+	// scheduler's processors (at least one), so that a processor stays
+	// free for the requests in flight: on a crawl of one host, one request
+	// at a time, the next request goes out while the last page is parsed,
+	// not after it.
 	cpu      chan struct{}
 	busy     atomic.Int64 // leases handed to workers and not yet finished
 	inflight sync.Map     // canonical keys being visited, of either kind

@@ -196,17 +196,8 @@ func (c *Crawler) retryIfDue(l *frontier.Lease, resp *response, err error, out p
 	return false
 }
 
-// handle records a response and queues what it leads to. Its work before
-// the record is written (parsing, saving the body) holds one of c.cpu's
-// slots.
+// handle records a response and queues what it leads to.
 func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response, now time.Time, prev storage.Page, known bool) {
-	c.cpu <- struct{}{}
-	held := true
-	defer func() {
-		if held {
-			<-c.cpu
-		}
-	}()
 	rec := storage.Record{
 		Robots:      storage.RobotsAllowed,
 		Status:      resp.status,
@@ -256,9 +247,9 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 			rec.Error = "body cut at fetch.max_body"
 		}
 		if l.Kind == frontier.KindSitemap {
-			links = c.readSitemap(ctx, l, resp, &rec)
+			c.parsing(func() { links = c.readSitemap(ctx, l, resp, &rec) })
 		} else {
-			links = c.follow(l, resp, &page)
+			c.parsing(func() { links = c.follow(l, resp, &page) })
 			switch {
 			case !c.mirroring():
 			case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
@@ -284,9 +275,16 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 		c.fetched.Add(1)
 		c.stats.addHostPage(l.Origin)
 	}
-	<-c.cpu
-	held = false
 	c.finish(l, rec, links, &page)
+}
+
+// parsing runs parse, which reads a response's links, holding one of
+// c.cpu's slots. Saving the body and writing the outcome, which wait for
+// the disk rather than the processor, hold none.
+func (c *Crawler) parsing(parse func()) {
+	c.cpu <- struct{}{}
+	defer func() { <-c.cpu }()
+	parse()
 }
 
 // redirect turns a 3xx answer into the next hop: a new frontier item with
