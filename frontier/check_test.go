@@ -106,6 +106,67 @@ func check(f *Frontier) error {
 		if err != nil {
 			return err
 		}
+		// Every staged URL: no record or queue entry yet, and ready.
+		var stagedN int64
+		for id, h := range byID {
+			for i := range h.staged {
+				s := &h.staged[i]
+				r, err := decodeRecord([]byte(s.record()), h.rec.origin)
+				if err != nil || r.seq != s.seq || r.delayed || prioScale-r.prio != s.order {
+					return fmt.Errorf("staged %q: record %+v, %v", s.pq(), r, err)
+				}
+				if urls.Get(append(binary.BigEndian.AppendUint32(nil, id), s.pq()...)) != nil || queue.Get(s.queueKey(nil, id)) != nil {
+					return fmt.Errorf("staged %q has a record or queue entry", s.pq())
+				}
+				got[id].ready++
+				stagedN++
+			}
+		}
+		// The inbox bucket holds the staged URLs, in chunks that have some.
+		liveStaged, deadStaged := map[uint64]int64{}, 0
+		err = tx.Bucket(bucketInbox).ForEach(func(k, v []byte) error {
+			key := binary.BigEndian.Uint64(k)
+			err := inboxEntries(v, func(id uint32, pq, rec []byte) error {
+				h := byID[id]
+				if h == nil {
+					return fmt.Errorf("inbox entry of unknown host %d", id)
+				}
+				if urls.Get(append(binary.BigEndian.AppendUint32(nil, id), pq...)) != nil {
+					return nil
+				}
+				for i := range h.staged {
+					if s := &h.staged[i]; s.pq() == string(pq) {
+						if s.chunk != key || s.record() != string(rec) {
+							return fmt.Errorf("staged %q: chunk %d in memory, %d in the inbox", pq, s.chunk, key)
+						}
+						liveStaged[key]++
+						return nil
+					}
+				}
+				return fmt.Errorf("inbox entry %q of chunk %d is not staged in memory", pq, key)
+			})
+			if liveStaged[key] == 0 {
+				deadStaged++
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var liveStagedN int64
+		for key, n := range liveStaged {
+			liveStagedN += n
+			if f.inbox.chunks[key] != n {
+				return fmt.Errorf("inbox chunk %d: %d staged, counted %d", key, n, f.inbox.chunks[key])
+			}
+		}
+		if liveStagedN != stagedN || stagedN != int64(f.inbox.n) || deadStaged != len(f.inbox.dead) || len(liveStaged)-deadStaged != len(f.inbox.chunks) {
+			return fmt.Errorf("%d staged in the inbox (%d dead chunks), %d in memory, counted %d (%d, %d)",
+				liveStagedN, deadStaged, stagedN, f.inbox.n, len(f.inbox.dead), len(f.inbox.chunks))
+		}
+		if f.inbox.n > f.inbox.maxStaged+f.inbox.hostStaged*(inboxTurn+len(f.hosts)) {
+			return fmt.Errorf("%d staged", f.inbox.n)
+		}
 		// The host records and the log give the counts in memory.
 		persisted := map[uint32]hostRecord{}
 		err = tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {
@@ -159,12 +220,14 @@ func check(f *Frontier) error {
 			}
 			// Leases.
 			var lr, ld, ls int64
-			for seq, l := range h.leases {
-				if l.seq != seq || l.h != h || l.state == leaseOver {
+			seqs := map[uint64]bool{}
+			for _, l := range h.leases {
+				seq := l.seq
+				if seqs[seq] || l.h != h || l.state == leaseOver {
 					return fmt.Errorf("host %s: bad lease %d", h.rec.origin, seq)
 				}
-				v := urls.Get(urlKey(nil, id, l.Key[len(l.Origin):], l.Kind))
-				r, err := decodeRecord(v, h.rec.origin)
+				seqs[seq] = true
+				r, err := recordOf(tx, h, urlKey(nil, id, l.Key[len(l.Origin):], l.Kind))
 				if err != nil || r.seq != seq || stateOf(queue, h, &r) == stateDone || r.delayed != l.delayed {
 					return fmt.Errorf("lease %s: record %+v, %v", l.Key, r, err)
 				}
@@ -204,7 +267,7 @@ func check(f *Frontier) error {
 				return fmt.Errorf("host %s: eligible %v at %d, heap index %d key %d", h.rec.origin, ok, key, h.index, h.key)
 			}
 		}
-		if entries != sumEntries || doneEntries+markedEntries != sumDone {
+		if entries+stagedN != sumEntries || doneEntries+markedEntries != sumDone {
 			return fmt.Errorf("%d queue, %d done and %d marked entries, records say %d and %d", entries, doneEntries, markedEntries, sumEntries, sumDone)
 		}
 		// The marks bucket holds the live marks, in chunks that have some.
@@ -270,9 +333,32 @@ func check(f *Frontier) error {
 // a URL key.
 func isQueueKey(k []byte) bool { return len(k) > 4 && k[4] <= classDelayed }
 
+// stateOf returns the state of record r of host h, staged or not.
 func stateOf(queue *bbolt.Bucket, h *host, r *record) state {
 	_, marked := h.mark(r.seq)
-	return r.state(queue.Get(queueKey(nil, h.id, r)) != nil && !marked)
+	return r.state((queue.Get(queueKey(nil, h.id, r)) != nil || isStaged(h, r.seq)) && !marked)
+}
+
+func isStaged(h *host, seq uint64) bool {
+	for i := range h.staged {
+		if h.staged[i].seq == seq {
+			return true
+		}
+	}
+	return false
+}
+
+// recordOf returns the record of urls key k of host h, staged or not.
+func recordOf(tx *bbolt.Tx, h *host, k []byte) (record, error) {
+	if v := tx.Bucket(bucketURLs).Get(k); v != nil {
+		return decodeRecord(v, h.rec.origin)
+	}
+	for i := range h.staged {
+		if s := &h.staged[i]; s.pq() == string(k[4:]) {
+			return decodeRecord([]byte(s.record()), h.rec.origin)
+		}
+	}
+	return record{}, fmt.Errorf("no record of %q", k)
 }
 
 // testDB opens a bbolt file in a temporary directory. Without sync it is

@@ -51,12 +51,17 @@
 //     one page per host.
 //   - frontier.marks: URLs done but not yet moved to the done class (see
 //     marks.go): moving them a host at a time writes one page for many.
+//   - frontier.inbox: new URLs not yet written to frontier.urls (see
+//     inbox.go), those that come a few to a host in a batch, such as a
+//     page's links to other sites: written a host at a time, they too take
+//     one page for many, where each would write a page (and its branch
+//     page) of its own.
 //
-// In memory it keeps, per host only, its counts, leases and marks (a few),
-// the time it may next be asked, and a heap of the hosts that have a URL to
-// hand out, ordered by when they became ready. Opening reads one record per
-// host and replays the log and marks, each of bounded length; it never
-// reads the URLs. The Go heap depends on the number of hosts, not of URLs.
+// In memory it keeps, per host only, its counts, leases, marks and URLs in
+// the inbox (a few of each), the time it may next be asked, and a heap of
+// the hosts that have a URL to hand out, ordered by when they became ready.
+// Opening reads one record per host and replays the log, marks and inbox,
+// each of bounded length; it never reads the URLs. The Go heap depends on the number of hosts, not of URLs.
 //
 // # Leases and crash safety
 //

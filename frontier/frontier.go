@@ -75,6 +75,7 @@ type Frontier struct {
 	// for tests.
 	foldEvery, hostMarks, maxMarks int
 	chunkAge                       uint64
+	inbox                          inbox
 	leasedN                        int64
 	// leasedSched counts the leases that are revisits.
 	leasedSched int64
@@ -138,6 +139,10 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 		hostMarks:  defaultHostMarks,
 		maxMarks:   defaultMaxMarks,
 		chunkAge:   defaultChunkAge,
+		inbox: inbox{
+			chunks: map[uint64]int64{}, hostStaged: defaultHostStaged,
+			maxStaged: defaultMaxStaged, age: defaultStagedAge,
+		},
 	}
 	if err := db.Update(initBuckets); err != nil {
 		return nil, err
@@ -150,7 +155,7 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 }
 
 func initBuckets(tx *bbolt.Tx) error {
-	for _, name := range [][]byte{bucketURLs, bucketHosts, bucketLog, bucketMarks, bucketMeta} {
+	for _, name := range [][]byte{bucketURLs, bucketInbox, bucketHosts, bucketLog, bucketMarks, bucketMeta} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("frontier: create bucket %s: %w", name, err)
 		}
@@ -220,6 +225,9 @@ func (f *Frontier) load(tx *bbolt.Tx) error {
 		return err
 	}
 	if err := f.loadMarks(tx.Bucket(bucketMarks), tx.Bucket(bucketURLs)); err != nil {
+		return err
+	}
+	if err := f.loadInbox(tx.Bucket(bucketInbox), tx.Bucket(bucketURLs)); err != nil {
 		return err
 	}
 	c := tx.Bucket(bucketURLs).Cursor()
@@ -320,6 +328,11 @@ func (f *Frontier) Reschedule(key string, kind Kind, at time.Time) (bool, error)
 		f.mu.Unlock()
 		if h == nil {
 			return 0, nil
+		}
+		if b.touch(h).stagedN() > 0 {
+			if err := b.flushStaged(h); err != nil {
+				return 0, err
+			}
 		}
 		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, u.Key[len(u.Origin):], kind) })
 		v := b.urls.Get(k)

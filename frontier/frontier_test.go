@@ -570,3 +570,62 @@ func TestPending(t *testing.T) {
 	}
 	mustCheck(t, f)
 }
+
+// TestStagedInOrder checks that URLs staged in the inbox (fewer than
+// stageBelow of a host in a batch) take their place in their host's queue,
+// for Next and Pending alike, before and after a reopen, and are
+// deduplicated.
+func TestStagedInOrder(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	add := func(items ...Item) {
+		t.Helper()
+		if _, err := f.Add(items); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var written []Item
+	for i := range stageBelow {
+		written = append(written, item(t, fmt.Sprintf("http://a.test/w%d", i)))
+	}
+	add(written...)
+	hi, lo, mid := item(t, "http://a.test/hi"), item(t, "http://a.test/lo"), item(t, "http://a.test/mid")
+	hi.Priority, lo.Priority = 0.9, 0.1
+	add(hi)
+	add(lo, mid)
+	if n, err := f.Add([]Item{mid}); n != 0 || err != nil {
+		t.Fatalf("Add of a staged URL again = %d, %v", n, err)
+	}
+	want := []string{"http://a.test/hi", "http://a.test/w0", "http://a.test/w1", "http://a.test/w2", "http://a.test/w3", "http://a.test/mid", "http://a.test/lo"}
+	pending := func() {
+		t.Helper()
+		var got []string
+		if err := f.Pending(func(it Item) error { got = append(got, it.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Pending\n got %v\nwant %v", got, want)
+		}
+	}
+	pending()
+	if f.inbox.n != 3 {
+		t.Fatalf("%d URLs staged, want 3", f.inbox.n)
+	}
+	mustCheck(t, f)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = newTest(t, db, Options{})
+	if f.inbox.n != 3 {
+		t.Fatalf("%d URLs staged after reopening, want 3", f.inbox.n)
+	}
+	mustCheck(t, f)
+	pending()
+	if got := keys(t, f, t0, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order\n got %v\nwant %v", got, want)
+	}
+	if f.inbox.n != 0 || len(f.inbox.chunks) != 0 {
+		t.Errorf("%d URLs staged in %d chunks once all are done", f.inbox.n, len(f.inbox.chunks))
+	}
+	mustCheck(t, f)
+}

@@ -19,9 +19,11 @@ type host struct {
 	id  uint32
 	rec hostRecord // as last committed
 
-	readyAt int64             // Unix ns, from SetReady
-	busy    bool              // handed out, waiting for SetReady
-	leases  map[uint64]*Lease // by seq
+	readyAt int64 // Unix ns, from SetReady
+	busy    bool  // handed out, waiting for SetReady
+	// leases are its leases out, a few; nil when there are none, as for
+	// most hosts most of the time, so that they take no memory.
+	leases []*Lease
 	// Leased URLs of rec.ready, of rec.delayed, and those of them that
 	// are scheduled revisits.
 	leasedReady, leasedDelayed, leasedSched int64
@@ -39,19 +41,32 @@ type host struct {
 	// when rec.counts changed since it was last written there (the log
 	// holds the changes, and Frontier.dirty lists the host).
 	persisted, dirty bool
+	// staged are the host's URLs staged in the inbox (inbox.go), a few.
+	// Only the writer changes them.
+	staged []staged
 
 	key   int64 // when the host is eligible, the heap's order
 	index int   // in Frontier.ready, or -1
 }
 
 func newHost(id uint32, rec hostRecord) *host {
-	return &host{id: id, rec: rec, leases: map[uint64]*Lease{}, hint: hintNone, index: -1}
+	return &host{id: id, rec: rec, hint: hintNone, index: -1}
 }
 
 // out reports whether the entry seq is leased or done (marked).
 func (h *host) out(seq uint64) bool {
 	_, marked := h.mark(seq)
-	return marked || h.leases[seq] != nil
+	return marked || h.leased(seq)
+}
+
+// leased reports whether entry seq is leased.
+func (h *host) leased(seq uint64) bool {
+	for _, l := range h.leases {
+		if l.seq == seq {
+			return true
+		}
+	}
+	return false
 }
 
 // mark returns the mark of entry seq, if it is marked.

@@ -95,15 +95,24 @@ func (f *Frontier) take(tx *bbolt.Tx, h *host, n int64) (*Lease, error) {
 		}
 	}
 	if h.rec.ready-h.leasedReady > 0 && !h.stalled {
+		// The first of the queue entries and the staged URLs.
+		s := h.firstStaged()
 		prefix[4] = classReady
 		for k, v := c.Seek(prefix[:]); bytes.HasPrefix(k, prefix[:]); k, v = c.Next() {
 			seq, ok := queueKeySeq(k)
 			if !ok || len(k) != readyKeyLen {
 				return nil, fmt.Errorf("frontier: queue key %x: %w", k, errCorrupt)
 			}
-			if !h.out(seq) {
-				return f.lease(tx, h, k[4:], seq, v, false)
+			if h.out(seq) {
+				continue
 			}
+			if s != nil && s.before(k) {
+				break
+			}
+			return f.lease(tx, h, k[4:], seq, v, false)
+		}
+		if s != nil {
+			return f.leaseStaged(h, s)
 		}
 		h.stalled = true
 	}
@@ -125,8 +134,24 @@ func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte
 	if r.seq != seq || r.delayed != delayed {
 		return nil, fmt.Errorf("frontier: queued %s%s: record disagrees: %w", h.rec.origin, v, errCorrupt)
 	}
+	return f.leaseRecord(h, key, v, &r), nil
+}
+
+// leaseStaged leases host h's staged URL s.
+func (f *Frontier) leaseStaged(h *host, s *staged) (*Lease, error) {
+	r, err := decodeRecord([]byte(s.record()), h.rec.origin)
+	if err != nil || r.seq != s.seq || r.delayed {
+		return nil, fmt.Errorf("frontier: staged %s%s: %v: %w", h.rec.origin, s.pq(), err, errCorrupt)
+	}
+	return f.leaseRecord(h, s.queueKey(nil, h.id)[4:], []byte(s.pq()), &r), nil
+}
+
+// leaseRecord leases the URL of record r, whose queue key without the
+// hostID is key and whose urls key without the hostID is v.
+func (f *Frontier) leaseRecord(h *host, key, v []byte, r *record) *Lease {
+	seq, delayed := r.seq, r.delayed
 	l := &Lease{
-		Item:    itemOf(h.rec.origin, v, &r),
+		Item:    itemOf(h.rec.origin, v, r),
 		Revisit: r.visited,
 		f:       f, h: h, seq: seq, delayed: delayed,
 	}
@@ -141,8 +166,8 @@ func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte
 		f.leasedSched++
 	}
 	f.leasedN++
-	h.leases[seq] = l
-	return l, nil
+	h.leases = append(h.leases, l)
+	return l
 }
 
 // itemOf is the Item of record r, whose queue entry's value (its URL key

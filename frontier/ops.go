@@ -10,11 +10,14 @@ import (
 // They change the buckets and stage the in-memory changes in the batch.
 
 // addItems queues the items never seen before and merges what the others
-// bring into their records. It returns how many were new.
+// bring into their records. It returns how many were new. It stages (see
+// inbox.go) a new, undelayed item whose host has fewer than stageBelow
+// items in the batch.
 func (b *batch) addItems(items []Item) (int, error) {
 	added := 0
 	var h *host
 	var d *hostDelta
+	few := fewPerOrigin(items)
 	for i := range items {
 		it := &items[i]
 		if h == nil || it.Origin != h.rec.origin {
@@ -24,7 +27,19 @@ func (b *batch) addItems(items []Item) (int, error) {
 		pq := it.Key[len(it.Origin):]
 		start := len(b.arena)
 		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, pq, it.Kind) })
-		if v := b.urls.Get(k); v != nil {
+		v := b.urls.Get(k)
+		if v == nil && d.stagedN() > 0 && d.findStaged(k[4:]) {
+			if !(it.InSitemap || it.Lastmod != "") {
+				b.arena = b.arena[:start]
+				continue
+			}
+			// Seen, and staged: merge into its record, written first.
+			if err := b.flushStaged(h); err != nil {
+				return 0, err
+			}
+			v = b.urls.Get(k)
+		}
+		if v != nil {
 			if err := b.merge(h, k, v, it); err != nil {
 				return 0, err
 			}
@@ -49,6 +64,11 @@ func (b *batch) addItems(items []Item) (int, error) {
 		if !it.NotBefore.IsZero() {
 			r.delayed, r.due = true, timeNanos(it.NotBefore)
 		}
+		if !r.delayed && few(it.Origin) {
+			b.stage(h, d, k, &r)
+			added++
+			continue
+		}
 		if err := b.putRecord(h, k, &r); err != nil {
 			return 0, err
 		}
@@ -58,6 +78,19 @@ func (b *batch) addItems(items []Item) (int, error) {
 		added++
 	}
 	return added, nil
+}
+
+// fewPerOrigin returns a function that reports whether items have fewer
+// than stageBelow items of an origin.
+func fewPerOrigin(items []Item) func(origin string) bool {
+	if len(items) < stageBelow {
+		return func(string) bool { return true }
+	}
+	n := make(map[string]int, 8)
+	for i := range items {
+		n[items[i].Origin]++
+	}
+	return func(origin string) bool { return n[origin] < stageBelow }
 }
 
 // merge records what an item seen before brings: InSitemap, and a Lastmod
@@ -176,6 +209,11 @@ type action struct {
 func (b *batch) finish(l *Lease, a action) error {
 	h := l.h
 	d := b.touch(h)
+	if !l.delayed && d.isStaged(l.seq) {
+		if err := b.flushStaged(h); err != nil {
+			return err
+		}
+	}
 	if a.done && a.revisitAt == 0 && b.finishInPlace(l, d) {
 		return nil
 	}
@@ -256,6 +294,7 @@ func (b *batch) putRecord(h *host, k []byte, r *record) error {
 	if err := b.urls.Put(k, v); err != nil {
 		return fmt.Errorf("frontier: put url: %w", err)
 	}
+	b.touch(h).wrote = true
 	return nil
 }
 
@@ -265,6 +304,7 @@ func (b *batch) putQueue(h *host, d *hostDelta, k []byte, r *record) error {
 	if err := b.urls.Put(qk, k[4:]); err != nil {
 		return fmt.Errorf("frontier: put queue: %w", err)
 	}
+	d.wrote = true
 	if r.delayed {
 		d.rec.delayed++
 		d.hint = min(d.hint, r.due)
@@ -281,6 +321,7 @@ func (b *batch) putDone(h *host, pq []byte, seq uint64) error {
 	if err := b.urls.Put(dk, pq); err != nil {
 		return fmt.Errorf("frontier: put done entry: %w", err)
 	}
+	b.touch(h).wrote = true
 	return nil
 }
 
@@ -296,6 +337,7 @@ func (b *batch) deleteQueue(h *host, d *hostDelta, r *record) error {
 	if err := c.Delete(); err != nil {
 		return fmt.Errorf("frontier: delete queue: %w", err)
 	}
+	d.wrote = true
 	if r.delayed {
 		d.rec.delayed--
 	} else {

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -33,6 +34,31 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 	slices.Sort(ids)
 	for _, id := range ids {
 		h := f.byID[id]
+		// The staged URLs, all undelayed, go in their place among the
+		// ready class.
+		stagedURLs := make([]*staged, 0, len(h.staged))
+		for i := range h.staged {
+			if s := &h.staged[i]; !h.out(s.seq) {
+				stagedURLs = append(stagedURLs, s)
+			}
+		}
+		slices.SortFunc(stagedURLs, func(a, b *staged) int {
+			return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.seq, b.seq))
+		})
+		emitStaged := func(until []byte) error {
+			for len(stagedURLs) > 0 && (until == nil || stagedURLs[0].before(until)) {
+				s := stagedURLs[0]
+				stagedURLs = stagedURLs[1:]
+				r, err := decodeRecord([]byte(s.record()), h.rec.origin)
+				if err != nil {
+					return fmt.Errorf("frontier: staged %s%s: %w", h.rec.origin, s.pq(), err)
+				}
+				if err := fn(itemOf(h.rec.origin, []byte(s.pq()), &r)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		for _, class := range []byte{classReady, classDelayed} {
 			prefix := append(appendUint32(nil, id), class)
 			c := urls.Cursor()
@@ -43,6 +69,11 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 				}
 				if h.out(seq) {
 					continue
+				}
+				if class == classReady {
+					if err := emitStaged(k); err != nil {
+						return err
+					}
 				}
 				rv := urls.Get(append(appendUint32(nil, id), v...))
 				if rv == nil {
@@ -56,6 +87,11 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 					continue // a revisit: done once already
 				}
 				if err := fn(itemOf(h.rec.origin, v, &r)); err != nil {
+					return err
+				}
+			}
+			if class == classReady {
+				if err := emitStaged(nil); err != nil {
 					return err
 				}
 			}

@@ -187,11 +187,16 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 	db := testDB(t, false)
 	opts := Options{MaxBatch: 1 + rng.IntN(8)}
 	fold, hostMarks, maxMarks, chunkAge := 1+rng.IntN(30), 1+rng.IntN(8), 1+rng.IntN(20), uint64(rng.IntN(10))
+	in := inbox{hostStaged: 1 + rng.IntN(8), maxStaged: 1 + rng.IntN(20), age: uint64(rng.IntN(10))}
+	setKnobs := func(f *Frontier) {
+		f.foldEvery, f.hostMarks, f.maxMarks, f.chunkAge = fold, hostMarks, maxMarks, chunkAge
+		f.inbox.hostStaged, f.inbox.maxStaged, f.inbox.age = in.hostStaged, in.maxStaged, in.age
+	}
 	f, err := New(db, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.foldEvery, f.hostMarks, f.maxMarks, f.chunkAge = fold, hostMarks, maxMarks, chunkAge
+	setKnobs(f)
 	defer func() { _ = f.Close() }()
 	m := &model{urls: map[string]*mURL{}, hosts: map[string]*mHost{}}
 	now := t0.UnixNano()
@@ -429,7 +434,7 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			if f, err = New(db, opts); err != nil {
 				t.Fatal(err)
 			}
-			f.foldEvery, f.hostMarks, f.maxMarks, f.chunkAge = fold, hostMarks, maxMarks, chunkAge
+			setKnobs(f)
 			for _, u := range m.urls {
 				u.lease = nil
 			}
@@ -464,15 +469,17 @@ func (m *model) compare(f *Frontier) error {
 		if err != nil {
 			return err
 		}
+		f.mu.Lock()
+		n += f.inbox.n
+		f.mu.Unlock()
 		if n != len(m.urls) {
-			return fmt.Errorf("%d records, model %d", n, len(m.urls))
+			return fmt.Errorf("%d records and staged URLs, model %d", n, len(m.urls))
 		}
 		for _, u := range m.urls {
 			f.mu.Lock()
 			h := f.hosts[u.origin]
 			f.mu.Unlock()
-			v := tx.Bucket(bucketURLs).Get(urlKey(nil, h.id, u.key[len(u.origin):], u.kind))
-			r, err := decodeRecord(v, u.origin)
+			r, err := recordOf(tx, h, urlKey(nil, h.id, u.key[len(u.origin):], u.kind))
 			if err != nil {
 				return fmt.Errorf("%s: %v", u.id, err)
 			}

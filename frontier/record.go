@@ -11,6 +11,7 @@ import (
 // The frontier's buckets, in a database it may share with other packages.
 var (
 	bucketURLs  = []byte("frontier.urls")  // URL key → record, and queue key → the URL key without its hostID (below)
+	bucketInbox = []byte("frontier.inbox") // sequence → URLs staged by one transaction (inbox.go)
 	bucketHosts = []byte("frontier.hosts") // hostID → host record
 	bucketLog   = []byte("frontier.log")   // sequence → the changes of one transaction to hosts' counts
 	bucketMarks = []byte("frontier.marks") // sequence → queue key of an entry done (marks.go)
@@ -236,14 +237,17 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
-func (d *decoder) string() string {
+func (d *decoder) string() string { return string(d.bytes()) }
+
+// bytes returns the next string of d.b, not a copy.
+func (d *decoder) bytes() []byte {
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {
 		d.bad = true
 		d.b = nil
-		return ""
+		return nil
 	}
-	s := string(d.b[:n])
+	s := d.b[:n:n]
 	d.b = d.b[n:]
 	return s
 }

@@ -3,6 +3,7 @@ package frontier
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -40,9 +41,9 @@ type opResult struct {
 // batch is one write transaction of the writer and what it will change in
 // memory once committed.
 type batch struct {
-	f                       *Frontier
-	tx                      *bbolt.Tx
-	urls, hosts, log, marks *bbolt.Bucket
+	f                              *Frontier
+	tx                             *bbolt.Tx
+	urls, inbox, hosts, log, marks *bbolt.Bucket
 	// arena holds the keys and values given to bbolt, which must stay
 	// unchanged until the commit.
 	arena   []byte
@@ -51,8 +52,12 @@ type batch struct {
 	oldest  uint64           // Frontier.oldest, after the batch
 	order   []*hostDelta
 	leases  []*Lease // finished by this batch
-	logged  bool     // a log entry was written
-	folded  bool     // the log was folded into the host records
+	// inboxChunks are changes to Frontier.inbox.chunks, and inboxOldest
+	// its oldest after the batch.
+	inboxChunks map[uint64]int64
+	inboxOldest uint64
+	logged      bool // a log entry was written
+	folded      bool // the log was folded into the host records
 }
 
 // hostDelta is a host's new persisted state, staged.
@@ -65,6 +70,13 @@ type hostDelta struct {
 	// cleared, whether it flushed the host's marks.
 	newMarks []markAdd
 	cleared  bool
+	// newStaged are the URLs the batch stages (and has not flushed);
+	// unstaged, whether it flushed the host's staged URLs.
+	newStaged []staged
+	unstaged  bool
+	// wrote is set once the batch writes to the host's part of the urls
+	// bucket.
+	wrote bool
 }
 
 // submit hands an operation to the writer and waits for its commit.
@@ -229,15 +241,19 @@ func (f *Frontier) begin(arena []byte) (*batch, error) {
 	}
 	b := &batch{
 		f: f, tx: tx, arena: arena, touched: map[*host]*hostDelta{}, chunks: map[uint64]int64{},
-		urls: tx.Bucket(bucketURLs), hosts: tx.Bucket(bucketHosts),
+		inboxChunks: map[uint64]int64{},
+		urls:        tx.Bucket(bucketURLs), inbox: tx.Bucket(bucketInbox), hosts: tx.Bucket(bucketHosts),
 		log: tx.Bucket(bucketLog), marks: tx.Bucket(bucketMarks),
 	}
-	if b.urls == nil || b.hosts == nil || b.log == nil || b.marks == nil {
+	if b.urls == nil || b.inbox == nil || b.hosts == nil || b.log == nil || b.marks == nil {
 		_ = tx.Rollback()
 		return nil, errNoBuckets
 	}
 	for _, key := range f.deadChunks {
 		b.chunks[key] = 0
+	}
+	for _, key := range f.inbox.dead {
+		b.inboxChunks[key] = 0
 	}
 	return b, nil
 }
@@ -245,6 +261,10 @@ func (f *Frontier) begin(arena []byte) (*batch, error) {
 // end writes the hosts' changes and commits the batch's transaction.
 func (b *batch) end() error {
 	if err := b.writeMarks(); err != nil {
+		_ = b.tx.Rollback()
+		return err
+	}
+	if err := b.writeInbox(); err != nil {
 		_ = b.tx.Rollback()
 		return err
 	}
@@ -401,6 +421,7 @@ func (f *Frontier) apply(b *batch) {
 		}
 		h.marks = append(h.marks, d.newMarks...)
 		f.markN += len(d.newMarks)
+		f.applyInbox(d)
 		h.hint = min(h.hint, d.hint)
 		h.stalled = false
 		f.reheap(h)
@@ -414,6 +435,15 @@ func (f *Frontier) apply(b *batch) {
 	}
 	f.deadChunks = nil
 	f.oldest = max(f.oldest, b.oldest)
+	for key, delta := range b.inboxChunks {
+		if n := f.inbox.chunks[key] + delta; n > 0 {
+			f.inbox.chunks[key] = n
+		} else {
+			delete(f.inbox.chunks, key)
+		}
+	}
+	f.inbox.dead = nil
+	f.inbox.oldest = max(f.inbox.oldest, b.inboxOldest)
 	switch {
 	case b.folded:
 		f.logN, f.dirty = 0, f.dirty[:0]
@@ -426,7 +456,12 @@ func (f *Frontier) apply(b *batch) {
 // endLease forgets a lease given back. f.mu must be held.
 func (f *Frontier) endLease(l *Lease) {
 	h := l.h
-	delete(h.leases, l.seq)
+	if i := slices.Index(h.leases, l); i >= 0 {
+		h.leases = slices.Delete(h.leases, i, i+1)
+	}
+	if len(h.leases) == 0 {
+		h.leases = nil
+	}
 	n := &h.leasedReady
 	if l.delayed {
 		n = &h.leasedDelayed
