@@ -164,8 +164,8 @@ func check(f *Frontier) error {
 			return fmt.Errorf("%d staged in the inbox (%d dead chunks), %d in memory, counted %d (%d, %d)",
 				liveStagedN, deadStaged, stagedN, f.inbox.n, len(f.inbox.dead), len(f.inbox.chunks))
 		}
-		if f.inbox.n > f.inbox.maxStaged+f.inbox.hostStaged*(inboxTurn+len(f.hosts)) {
-			return fmt.Errorf("%d staged", f.inbox.n)
+		if most := f.inbox.maxStaged + 2*f.opts.MaxBatch; f.inbox.n > most {
+			return fmt.Errorf("%d staged, more than %d", f.inbox.n, most)
 		}
 		// The host records and the log give the counts in memory.
 		persisted := map[uint32]hostRecord{}

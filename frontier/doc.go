@@ -61,7 +61,9 @@
 // the inbox (a few of each), the time it may next be asked, and a heap of
 // the hosts that have a URL to hand out, ordered by when they became ready.
 // Opening reads one record per host and replays the log, marks and inbox,
-// each of bounded length; it never reads the URLs. The Go heap depends on the number of hosts, not of URLs.
+// each of bounded length; of the URLs it reads only whether each of the
+// inbox's has its record. The Go heap depends on the number of hosts, not
+// of URLs.
 //
 // # Leases and crash safety
 //

@@ -173,9 +173,10 @@ func initBuckets(tx *bbolt.Tx) error {
 }
 
 // load reads the hosts, replays the log of their counts, reads the marks
-// back, and finds each host's earliest delayed URL. It reads a record and a
-// key per host, at most about defaultFoldEvery log entries and
-// defaultMaxMarks marks, and never the URLs themselves.
+// and the inbox back, and finds each host's earliest delayed URL. It reads
+// a record and a key per host, at most about defaultFoldEvery log entries,
+// defaultMaxMarks marks and maxStaged inbox entries (each looked up in the
+// urls bucket), and no other URL.
 func (f *Frontier) load(tx *bbolt.Tx) error {
 	byID := f.byID
 	err := tx.Bucket(bucketHosts).ForEach(func(k, v []byte) error {

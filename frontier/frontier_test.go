@@ -571,6 +571,38 @@ func TestPending(t *testing.T) {
 	mustCheck(t, f)
 }
 
+// TestStagedBounded stages many thin chunks (a few links to new hosts per
+// batch), then batches of links to new hosts, one each: the inbox must
+// flush older URLs as fast as new ones come, never holding more than
+// maxStaged beyond what one transaction stages, however thin the chunks.
+func TestStagedBounded(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	f.mu.Lock()
+	f.inbox.maxStaged = 2000
+	f.mu.Unlock()
+	host := 0
+	add := func(n int) {
+		items := make([]Item, 0, n)
+		for range n {
+			host++
+			items = append(items, item(t, fmt.Sprintf("http://h%d.test/x", host)))
+		}
+		if _, err := f.Add(items); err != nil {
+			t.Fatal(err)
+		}
+		mustCheck(t, f)
+	}
+	for range 125 {
+		add(16)
+	}
+	for range 6 {
+		add(DefaultMaxBatch)
+	}
+	if s := f.Stats(); s.Queued != int64(host) {
+		t.Fatalf("queued %d, want %d", s.Queued, host)
+	}
+}
+
 // TestStagedInOrder checks that URLs staged in the inbox (fewer than
 // stageBelow of a host in a batch) take their place in their host's queue,
 // for Next and Pending alike, before and after a reopen, and are

@@ -53,6 +53,11 @@ func (s *staged) queueKey(b []byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint64(b, s.seq)
 }
 
+// is reports whether k is the ready queue key of s.
+func (s *staged) is(k []byte) bool {
+	return s.order == binary.BigEndian.Uint16(k[5:7]) && s.seq == binary.BigEndian.Uint64(k[7:15])
+}
+
 // before reports whether s comes before the ready queue key k.
 func (s *staged) before(k []byte) bool {
 	o := binary.BigEndian.Uint16(k[5:7])
@@ -152,7 +157,9 @@ func (b *batch) writeStaged(h *host, s *staged) error {
 // writeInbox ends a batch's part in the inbox: it flushes the hosts that
 // have hostStaged staged URLs or whose part of the urls bucket the batch
 // writes anyway, and while there are more than maxStaged in all or the
-// oldest chunk is too old, the hosts of the oldest chunks; writes the
+// oldest chunk is too old, the hosts of the oldest chunks (so that there
+// are never more than maxStaged staged URLs but for those of the last
+// transaction, which has at most twice Options.MaxBatch); writes the
 // batch's remaining staged URLs as a chunk; and deletes the chunks left
 // without staged URLs.
 func (b *batch) writeInbox() error {
@@ -170,10 +177,12 @@ func (b *batch) writeInbox() error {
 			}
 		}
 	}
-	// Turns, as in writeMarks.
+	// Turns, as in writeMarks: at most inboxTurn hosts for age, but as
+	// many as it takes to be back within maxStaged, so that the staged
+	// URLs never exceed it by more than one transaction stages.
 	live := func(key uint64) bool { return in.chunks[key]+b.inboxChunks[key] > 0 }
 	b.inboxOldest = in.oldest
-	for turn, flushed := 0, true; turn < inboxTurn && flushed; {
+	for turn, flushed := 0, true; flushed && (turn < inboxTurn || total > in.maxStaged); {
 		for b.inboxOldest < b.inbox.Sequence() && !live(b.inboxOldest) {
 			b.inboxOldest++
 		}

@@ -140,8 +140,11 @@ func (f *Frontier) lease(tx *bbolt.Tx, h *host, key []byte, seq uint64, v []byte
 // leaseStaged leases host h's staged URL s.
 func (f *Frontier) leaseStaged(h *host, s *staged) (*Lease, error) {
 	r, err := decodeRecord([]byte(s.record()), h.rec.origin)
-	if err != nil || r.seq != s.seq || r.delayed {
-		return nil, fmt.Errorf("frontier: staged %s%s: %v: %w", h.rec.origin, s.pq(), err, errCorrupt)
+	if err != nil {
+		return nil, fmt.Errorf("frontier: staged %s%s: %w", h.rec.origin, s.pq(), err)
+	}
+	if r.seq != s.seq || r.delayed {
+		return nil, fmt.Errorf("frontier: staged %s%s: record disagrees: %w", h.rec.origin, s.pq(), errCorrupt)
 	}
 	return f.leaseRecord(h, s.queueKey(nil, h.id)[4:], []byte(s.pq()), &r), nil
 }

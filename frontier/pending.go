@@ -74,6 +74,11 @@ func (f *Frontier) Pending(fn func(Item) error) error {
 					if err := emitStaged(k); err != nil {
 						return err
 					}
+					// A host flushed by a commit not yet applied
+					// has its staged URLs on disk too.
+					if len(stagedURLs) > 0 && stagedURLs[0].is(k) {
+						stagedURLs = stagedURLs[1:]
+					}
 				}
 				rv := urls.Get(append(appendUint32(nil, id), v...))
 				if rv == nil {

@@ -20,9 +20,10 @@ var (
 
 var keyVersion = []byte("version")
 
-// schemaVersion 2 keeps the queue in the urls bucket; version 1 had it in
-// a bucket of its own.
-const schemaVersion = 2
+// schemaVersion 3 has the inbox: a host's ready count includes URLs that
+// are only there. Version 2 kept the queue in the urls bucket without an
+// inbox; version 1 had the queue in a bucket of its own.
+const schemaVersion = 3
 
 // The urls bucket holds, for each host, its queue and its URLs' records,
 // all keyed by the hostID first. A URL key is the hostID and the URL's path
