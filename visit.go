@@ -279,8 +279,9 @@ func (c *Crawler) handle(ctx context.Context, l *frontier.Lease, resp *response,
 }
 
 // parsing runs parse, which reads a response's links, holding one of
-// c.cpu's slots. Saving the body and writing the outcome, which wait for
-// the disk rather than the processor, hold none.
+// c.cpu's slots. Saving the body (file creation, whose cost is in the
+// kernel and which one directory serialises) and writing the outcome
+// (an fsync) hold none, so that they go on beside the next parse.
 func (c *Crawler) parsing(parse func()) {
 	c.cpu <- struct{}{}
 	defer func() { <-c.cpu }()

@@ -165,8 +165,7 @@ func fileIntoDir(parent, p string) error {
 // name. Temporary names start with ".tmp-", which MirrorPath never makes
 // at the root and which is unlikely deeper down; a collision is refused by
 // O_EXCL, never clobbered. The file is made with its final mode, as
-// os.CreateTemp's 0600 would need a chmod: one more metadata change per
-// page, on a file system whose journal the state's fsyncs keep busy.
+// os.CreateTemp's 0600 would need a chmod: one more inode change per page.
 func writeTemp(dir string, body io.Reader) (string, error) {
 	var f *os.File
 	var err error
