@@ -95,28 +95,29 @@ func (d *hostDelta) stagedN() int {
 // findStaged reports whether the URL whose urls key without the hostID is
 // pq will be staged after the batch.
 func (d *hostDelta) findStaged(pq []byte) bool {
-	find := func(list []staged) bool {
-		for i := range list {
-			if list[i].pq() == string(pq) {
-				return true
-			}
-		}
-		return false
-	}
-	return !d.unstaged && find(d.h.staged) || find(d.newStaged)
+	return d.anyStaged(func(s *staged) bool { return s.pq() == string(pq) })
 }
 
 // isStaged reports whether URL seq will be staged after the batch.
 func (d *hostDelta) isStaged(seq uint64) bool {
-	find := func(list []staged) bool {
+	return d.anyStaged(func(s *staged) bool { return s.seq == seq })
+}
+
+// anyStaged reports whether one of the URLs staged after the batch is
+// match's.
+func (d *hostDelta) anyStaged(match func(*staged) bool) bool {
+	lists := [][]staged{d.newStaged, nil}
+	if !d.unstaged {
+		lists[1] = d.h.staged
+	}
+	for _, list := range lists {
 		for i := range list {
-			if list[i].seq == seq {
+			if match(&list[i]) {
 				return true
 			}
 		}
-		return false
 	}
-	return !d.unstaged && find(d.h.staged) || find(d.newStaged)
+	return false
 }
 
 // flushStaged writes every staged URL of host h to the urls bucket.
