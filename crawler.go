@@ -245,14 +245,9 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for l := range work {
-				page, origin := l.Kind == frontier.KindPage, l.Origin
+				kind, origin := l.Kind, l.Origin
 				c.visit(ctx, l)
-				if page {
-					c.pagesOut.Add(-1)
-				} else {
-					c.reading.end(origin, c)
-				}
-				c.busy.Add(-1)
+				c.handedBack(kind, origin)
 				c.wake()
 			}
 		})
@@ -333,22 +328,12 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			continue
 		}
 		if l != nil {
-			c.busy.Add(1)
-			if l.Kind == frontier.KindPage {
-				c.pagesOut.Add(1)
-			} else {
-				c.reading.start(l.Origin)
-			}
+			c.handedOut(l.Kind, l.Origin)
 			select {
 			case work <- l:
 				continue
 			case <-ctx.Done():
-				c.busy.Add(-1)
-				if l.Kind == frontier.KindPage {
-					c.pagesOut.Add(-1)
-				} else {
-					c.reading.end(l.Origin, c)
-				}
+				c.handedBack(l.Kind, l.Origin)
 				return c.front.Release(l, time.Time{})
 			}
 		}
@@ -373,6 +358,28 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			}
 		}
 	}
+}
+
+// handedOut counts a lease of kind and origin handed to a worker: in busy,
+// and in pagesOut or reading by its kind.
+func (c *Crawler) handedOut(kind frontier.Kind, origin string) {
+	c.busy.Add(1)
+	if kind == frontier.KindPage {
+		c.pagesOut.Add(1)
+	} else {
+		c.reading.start(origin)
+	}
+}
+
+// handedBack undoes handedOut once the lease is finished or not handed out
+// after all.
+func (c *Crawler) handedBack(kind frontier.Kind, origin string) {
+	if kind == frontier.KindPage {
+		c.pagesOut.Add(-1)
+	} else {
+		c.reading.end(origin, c)
+	}
+	c.busy.Add(-1)
 }
 
 // pagesHeld reports whether page lease l must wait because the pages
