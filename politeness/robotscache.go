@@ -81,11 +81,17 @@ func (c *RobotsCache) Lookup(origin string, now time.Time) (RobotsAction, *robot
 	switch {
 	case e.fetching:
 		return RobotsWait, nil, e.state
-	case e.group == nil || e.state.Due(now) || c.maxAge > 0 && now.Sub(e.state.FetchedAt) >= c.maxAge:
+	case e.group == nil || c.stale(e.state, now):
 		e.fetching = true
 		return RobotsFetch, nil, e.state
 	}
 	return RobotsReady, e.group, e.state
+}
+
+// stale reports whether state s must be fetched again at now: its policy
+// says so, or it is older than the max age SetMaxAge set. c.mu is held.
+func (c *RobotsCache) stale(s robots.State, now time.Time) bool {
+	return s.Due(now) || c.maxAge > 0 && now.Sub(s.FetchedAt) >= c.maxAge
 }
 
 // SetMaxAge makes robots.txt due again d after each fetch, even when its
@@ -122,8 +128,7 @@ func (c *RobotsCache) Answer(origin string, now time.Time) (robots.State, bool) 
 	}
 	s := el.Value.(*robotsEntry).state
 	switch {
-	case s.Result != robots.ResultOK && s.Result != robots.ResultMissing,
-		s.Due(now), c.maxAge > 0 && now.Sub(s.FetchedAt) >= c.maxAge:
+	case s.Result != robots.ResultOK && s.Result != robots.ResultMissing, c.stale(s, now):
 		return robots.State{}, false
 	}
 	return s, true
