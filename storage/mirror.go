@@ -50,7 +50,8 @@ func (m *Mirror) Root() string { return m.root }
 // Write stores body as the file for u and contentType, replacing any earlier
 // version atomically: readers see the old file or the new one, never a part.
 // It returns the slash-separated path written, relative to the root.
-// Directories are created 0o755 and files 0o644.
+// Directories are created 0o755 and files 0o644, less the umask (as wget
+// makes them).
 func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, error) {
 	rel := MirrorPath(u, contentType)
 	dir, err := m.makeDirs(path.Dir(rel))
