@@ -197,9 +197,6 @@ func TestReadBodyBomb(t *testing.T) {
 	}
 }
 
-// FuzzExtractHTML checks that any page extracts without panicking, that
-// every link is absolute http(s), and that the canonical and hreflang URLs
-// are among the links.
 // TestLinkDocumentMatchesTree checks that the flat document extractHTML
 // reads gives the links the full HTML5 tree gives, on the golden pages and
 // on what the tokenizer and the tree builder treat differently.
@@ -252,6 +249,9 @@ func TestLinkDocumentMatchesTree(t *testing.T) {
 	}
 }
 
+// FuzzExtractHTML checks that any page extracts without panicking, that
+// every link is absolute http(s), and that the canonical and hreflang URLs
+// are among the links.
 func FuzzExtractHTML(f *testing.F) {
 	files, _ := filepath.Glob("testdata/extract/*.html")
 	for _, file := range files {
