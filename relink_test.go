@@ -67,6 +67,26 @@ func newRelinkDaemon(t *testing.T, wait time.Duration, edit func(*Config), seeds
 	return c, cfg
 }
 
+// relinkedIndex saves http://example.test/ with body index, and pages /b
+// and /c, in the mirror of newRelinker, relinks it once with no broken link
+// left, and returns the pages saved by URL.
+func relinkedIndex(t *testing.T, index string) (*Crawler, map[string]storage.Page) {
+	t.Helper()
+	c, save := newRelinker(t)
+	pages := map[string]storage.Page{}
+	for raw, body := range map[string]string{
+		"http://example.test/":  index,
+		"http://example.test/b": "b",
+		"http://example.test/c": "c",
+	} {
+		pages[raw] = save(raw, body)
+	}
+	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+		t.Fatalf("first pass: %+v, %v", rep, err)
+	}
+	return c, pages
+}
+
 // markGone does what a visit does when page p answers 404 on a revisit:
 // removes its mirror file and records it gone, keeping its type.
 func markGone(t *testing.T, c *Crawler, p storage.Page) {
@@ -138,18 +158,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 // from files relinked before are made absolute again, as wget -k writes a
 // link to a page it does not have.
 func TestRelinkUnlinksGonePages(t *testing.T) {
-	c, save := newRelinker(t)
-	pages := map[string]storage.Page{}
-	for raw, body := range map[string]string{
-		"http://example.test/":  `<a href="/b#x">b</a> <a href="/c">c</a>`,
-		"http://example.test/b": "b",
-		"http://example.test/c": "c",
-	} {
-		pages[raw] = save(raw, body)
-	}
-	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
-		t.Fatalf("first pass: %+v, %v", rep, err)
-	}
+	c, pages := relinkedIndex(t, `<a href="/b#x">b</a> <a href="/c">c</a>`)
 	// /b answers 404 on a revisit: handle removes its file, keeps its type.
 	markGone(t, c, pages["http://example.test/b"])
 	rep, err := c.relinkMirror()
@@ -168,18 +177,7 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 // Only links still broken are made absolute again: a gone page that comes
 // back (its file saved again, its record not yet) keeps its relative links.
 func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
-	c, save := newRelinker(t)
-	pages := map[string]storage.Page{}
-	for raw, body := range map[string]string{
-		"http://example.test/":  `<a href="/b">b</a> <a href="/c">c</a>`,
-		"http://example.test/b": "b",
-		"http://example.test/c": "c",
-	} {
-		pages[raw] = save(raw, body)
-	}
-	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
-		t.Fatalf("first pass: %+v, %v", rep, err)
-	}
+	c, pages := relinkedIndex(t, `<a href="/b">b</a> <a href="/c">c</a>`)
 	markGone(t, c, pages["http://example.test/b"])
 	markGone(t, c, pages["http://example.test/c"])
 	// /b is back: a worker has saved its file and not yet its record.
@@ -195,9 +193,8 @@ func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
 	}
 }
 
-// A daemon relinks its mirror soon after its first pass, not only once a
-// daemon.recrawl (here an hour) has gone by.
-func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
+// linkToBSite serves / linking to /b, and /b, until the test ends.
+func linkToBSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -208,7 +205,14 @@ func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A daemon relinks its mirror soon after its first pass, not only once a
+// daemon.recrawl (here an hour) has gone by.
+func TestDaemonRelinksBeforeRecrawl(t *testing.T) {
+	srv := linkToBSite(t)
 	c, cfg := newRelinkDaemon(t, 50*time.Millisecond, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, nil)
 }
@@ -371,17 +375,7 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 // being idle: the mirror of the other host is relinked without waiting for
 // daemon.recrawl.
 func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
-		case "/b":
-			fmt.Fprint(w, `<html>b</html>`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	srv := linkToBSite(t)
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -399,17 +393,7 @@ func TestDaemonRelinksWhileAHostWaits(t *testing.T) {
 // A reload that shortens daemon.recrawl shortens the relink period at once:
 // here from an hour to a few milliseconds.
 func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			fmt.Fprint(w, `<html><a href="/b">b</a></html>`)
-		case "/b":
-			fmt.Fprint(w, `<html>b</html>`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	srv := linkToBSite(t)
 	c, cfg := newRelinkDaemon(t, time.Hour, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, func() {
 		b := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/b"), "text/html"))
