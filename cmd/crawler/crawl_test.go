@@ -177,8 +177,8 @@ func TestDiscoverWithACrawlConfig(t *testing.T) {
 	if n := strings.Count(stdout, "\n"); n != 4 {
 		t.Errorf("discover wrote %d lines to stdout, want 4:\n%s", n, stdout)
 	}
-	if after, _ := os.ReadFile(inv); !bytes.Equal(after, before) {
-		t.Errorf("discover wrote to the crawl's inventory:\n%s", after[len(before):])
+	if after, err := os.ReadFile(inv); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("discover changed the crawl's inventory (%v); before:\n%s\nafter:\n%s", err, before, after)
 	}
 
 	// A daemon's config: discover still runs once, and leaves its port alone.
@@ -196,9 +196,10 @@ func TestDiscoverWithACrawlConfig(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "\n") != 4 {
 		t.Errorf("discover with a daemon's config: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, flag := range []string{"--daemon", "--mirror=m", "--warc=w"} {
-		if _, _, code := runCmdWithin(t, 20*time.Second, "discover", flag, srv.URL+"/"); code != 2 {
-			t.Errorf("discover %s: exit %d, want 2", flag, code)
+	for flag, name := range map[string]string{"--daemon": "--daemon", "--mirror=m": "--mirror", "--warc=w": "--warc"} {
+		_, stderr, code := runCmdWithin(t, 20*time.Second, "discover", flag, srv.URL+"/")
+		if code != 2 || !strings.Contains(stderr, "discover: "+name+": ") {
+			t.Errorf("discover %s: exit %d, stderr %q; want 2, refusing %s", flag, code, stderr, name)
 		}
 	}
 }
@@ -214,7 +215,8 @@ func runCmdWithin(t *testing.T, d time.Duration, args ...string) (string, string
 	if ctx.Err() != nil {
 		t.Fatalf("%s: still running after %v", strings.Join(args, " "), d)
 	}
-	return out.String(), errOut.String(), exitCode(err, &errOut)
+	code := exitCode(err, &errOut) // first: it writes the error to errOut
+	return out.String(), errOut.String(), code
 }
 
 // TestInventoryFieldTypes checks each inventory field CONTRACT.md names
