@@ -42,11 +42,7 @@ func TestDiscoverWritesJSONLines(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	got := map[string]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("not JSON: %q", line)
-		}
+	for _, rec := range jsonLines(t, stdout) {
 		got[rec["url"].(string)] = rec
 	}
 	want := map[string]string{"/": "200", "/a": "200", "/gone": "404", "/secret": "0"}
@@ -66,6 +62,21 @@ func TestDiscoverWritesJSONLines(t *testing.T) {
 	if !strings.Contains(stderr, "crawled 4 URLs") {
 		t.Errorf("no summary on stderr:\n%s", stderr)
 	}
+}
+
+// jsonLines decodes stdout, one JSON object a line, failing the test at a
+// line that is not one.
+func jsonLines(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
 }
 
 func TestCrawlBadConfigExits2(t *testing.T) {
@@ -247,11 +258,7 @@ func TestInventoryFieldTypes(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	recs := map[string]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("not JSON: %q", line)
-		}
+	for _, rec := range jsonLines(t, stdout) {
 		for k, v := range rec {
 			ok := true
 			switch k {
@@ -271,19 +278,19 @@ func TestInventoryFieldTypes(t *testing.T) {
 			case "in_sitemap", "not_modified", "gone":
 				_, ok = v.(bool)
 			default:
-				t.Errorf("field %q is not in CONTRACT.md: %s", k, line)
+				t.Errorf("field %q is not in CONTRACT.md: %v", k, rec)
 			}
 			if !ok {
-				t.Errorf("field %s = %v (%T): wrong type or value in %s", k, v, v, line)
+				t.Errorf("field %s = %v (%T): wrong type or value in %v", k, v, v, rec)
 			}
 		}
 		if _, ok := rec["status"]; !ok {
-			t.Errorf("no status: %s", line)
+			t.Errorf("no status: %v", rec)
 		}
 		if rec["status"] != 0.0 {
 			for _, k := range []string{"bytes", "duration_ms", "fetched_at", "final_url"} {
 				if _, ok := rec[k]; !ok {
-					t.Errorf("a record with a response lacks %s: %s", k, line)
+					t.Errorf("a record with a response lacks %s: %v", k, rec)
 				}
 			}
 		}
