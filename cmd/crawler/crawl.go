@@ -78,8 +78,8 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 		cfg.Daemon.Listen = ""
 	}
 	cfg.Output.MirrorDir, cfg.Output.WARC = "", ""
-	if !isSet(fs, "out") && !isSet(fs, "urls") {
-		cfg.Output.URLs = "-"
+	if !isSet(fs, "out") && !isSet(fs, "urls") || cfg.Output.URLs == "" {
+		cfg.Output.URLs = "-" // an audit that wrote its URLs nowhere would be no audit
 	}
 	if !isSet(fs, "state-dir") {
 		// An audit that was not given --state-dir keeps its state apart

@@ -79,6 +79,18 @@ func jsonLines(t *testing.T, stdout string) []map[string]any {
 	return recs
 }
 
+// TestDiscoverEmptyOutWritesToStdout checks that --out= (or --urls=) given
+// empty does not send the audit's URLs nowhere: they go to stdout.
+func TestDiscoverEmptyOutWritesToStdout(t *testing.T) {
+	srv := smallSite(t)
+	for _, flag := range []string{"--out=", "--urls="} {
+		stdout, stderr, code := runCmd(t, "", "discover", "--delay", "0s", flag, srv.URL+"/")
+		if n := strings.Count(stdout, "\n"); code != 0 || n != 4 {
+			t.Errorf("discover %s: exit %d, %d lines on stdout, want 4; stderr:\n%s", flag, code, n, stderr)
+		}
+	}
+}
+
 func TestCrawlBadConfigExits2(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(path, []byte("seeds: [http://127.0.0.1:1/]\npoliteness:\n  delay: -1s\n"), 0o644)
