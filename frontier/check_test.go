@@ -328,7 +328,6 @@ func check(f *Frontier) error {
 	})
 }
 
-// stateOf returns the state of a URL, marks considered.
 // isQueueKey reports whether key k of the urls bucket is a queue key, not
 // a URL key.
 func isQueueKey(k []byte) bool { return len(k) > 4 && k[4] <= classDelayed }
@@ -339,6 +338,8 @@ func stateOf(queue *bbolt.Bucket, h *host, r *record) state {
 	return r.state((queue.Get(queueKey(nil, h.id, r)) != nil || isStaged(h, r.seq)) && !marked)
 }
 
+// isStaged reports whether the URL of sequence number seq is staged in
+// host h's inbox, with no record or queue entry yet.
 func isStaged(h *host, seq uint64) bool {
 	for i := range h.staged {
 		if h.staged[i].seq == seq {
