@@ -350,15 +350,11 @@ func TestDaemonNewLinksNotStarvedByRevisits(t *testing.T) {
 		}
 		return n
 	}
-	for deadline := time.Now().Add(10 * time.Second); count("/a5") < 2 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(func() bool { return count("/a5") >= 2 })
 	mu.Lock()
 	changed = true
 	mu.Unlock()
-	for deadline := time.Now().Add(10 * time.Second); count("/new") == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(func() bool { return count("/new") > 0 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -397,9 +393,7 @@ func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop := runInBackground(c)
-		for deadline := time.Now().Add(10 * time.Second); s.hits()["/b"] == 0 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll(func() bool { return s.hits()["/b"] > 0 })
 		time.Sleep(100 * time.Millisecond)
 		if err := stop(); err != nil {
 			t.Fatal(err)

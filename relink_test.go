@@ -247,12 +247,10 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 	}
 	stop := runInBackground(c)
 	fetched := func() int { mu.Lock(); defer mu.Unlock(); return visits }
-	for deadline := time.Now().Add(10 * time.Second); fetched() < 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			stop()
-			c.Close()
-			t.Fatalf("/ fetched %d times in 10s, want 3", fetched())
-		}
+	if !poll(func() bool { return fetched() >= 3 }) {
+		stop()
+		c.Close()
+		t.Fatalf("/ fetched %d times in 10s, want 3", fetched())
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -311,11 +309,9 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 	read := func() string { b, _ := os.ReadFile(bFile); return string(b) }
 	wait := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				stop()
-				t.Fatalf("timed out waiting for %s; /d/b's file: %q", what, read())
-			}
+		if !poll(cond) {
+			stop()
+			t.Fatalf("timed out waiting for %s; /d/b's file: %q", what, read())
 		}
 	}
 	wait("/d/b to be relinked", func() bool { return strings.Contains(read(), `href="c.html"`) })
@@ -354,11 +350,7 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	c, cfg := newRelinkDaemon(t, 10*time.Millisecond, nil, srv.URL+"/")
 	stop := runInBackground(c)
 	slow := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/slow"), "text/html"))
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(slow); err == nil {
-			break
-		}
-	}
+	poll(func() bool { _, err := os.Stat(slow); return err == nil })
 	time.Sleep(100 * time.Millisecond) // relink passes after /slow is saved
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -397,13 +389,9 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 	c, cfg := newRelinkDaemon(t, time.Hour, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, func() {
 		b := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/b"), "text/html"))
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(b); err == nil {
-				break
-			} else if time.Now().After(deadline) {
-				t.Errorf("/b not saved in 10s")
-				return
-			}
+		if !poll(func() bool { _, err := os.Stat(b); return err == nil }) {
+			t.Errorf("/b not saved in 10s")
+			return
 		}
 		next := cfg
 		next.Daemon.Recrawl = 20 * time.Millisecond
@@ -423,12 +411,10 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 	}
 	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(base+"/"), "text/html"))
 	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(string(got), `href="b.html"`); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			break
-		}
+	poll(func() bool {
 		got, _ = os.ReadFile(index)
-	}
+		return strings.Contains(string(got), `href="b.html"`)
+	})
 	if err := stop(); err != nil {
 		t.Error(err)
 	}
@@ -467,11 +453,8 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 		p, ok, err := c.pages.Get(key.Key)
 		return err == nil && ok && p.Relinked
 	}
-	for deadline := time.Now().Add(10 * time.Second); !relinked(srv.URL+"/") || !relinked(srv.URL+"/b"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Error("/ and /b not relinked in 10s")
-			break
-		}
+	if !poll(func() bool { return relinked(srv.URL+"/") && relinked(srv.URL+"/b") }) {
+		t.Error("/ and /b not relinked in 10s")
 	}
 	if err := stop(); err != nil {
 		t.Error(err)

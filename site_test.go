@@ -182,6 +182,17 @@ func inventory(t *testing.T, path string) map[string]storage.Record {
 	return out
 }
 
+// poll calls cond every 10ms until it holds, for at most 10s, and reports
+// whether it held.
+func poll(cond func() bool) bool {
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // runInBackground runs c until stop, which returns what Run returned.
 func runInBackground(c *Crawler) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
