@@ -315,7 +315,8 @@ func writeConfig(t *testing.T, text string) string {
 }
 
 func TestConfigFlags(t *testing.T) {
-	file := writeConfig(t, "seeds: [https://example.com/]\nfetch: {workers: 4}\npoliteness: {delay: 2s}\ndaemon: {enabled: true}\nsitemaps: [https://example.com/s.xml]\n")
+	file := writeConfig(t, "seeds: [https://example.com/]\nfetch: {workers: 4}\npoliteness: {delay: 2s}\ndaemon: {enabled: true}\nsitemaps: [https://example.com/s.xml]\n"+
+		"scope: {hosts: [old.example], include: [/old/], exclude: [/old/x]}\n") // lists the list flags replace
 	tests := []struct {
 		flag string   // the flag the case covers, "" for none
 		args []string // after -c file
@@ -366,6 +367,7 @@ func TestConfigFlags(t *testing.T) {
 			want := crawler.DefaultConfig()
 			want.Seeds = []string{"https://example.com/"}
 			want.Sitemaps = []string{"https://example.com/s.xml"}
+			want.Scope.Hosts, want.Scope.Include, want.Scope.Exclude = []string{"old.example"}, []string{"/old/"}, []string{"/old/x"}
 			want.Fetch.Workers = 4
 			want.Politeness.Delay = 2 * time.Second
 			want.Daemon.Enabled = true
