@@ -283,18 +283,7 @@ func TestDaemonRobotsAgeFromRequest(t *testing.T) {
 		t.Fatalf("robots.txt fetched %d times, answered after %v; want once, after 400ms", n, took)
 	}
 	clock.advance(500 * time.Millisecond) // t0+0.9s
-	l := leaseOf(t, c, srv.URL+"/", clock.now())
-	if g, ok := c.robotsFor(ctx, l, clock.now()); !ok || g.Allowed(srv.URL+"/private/p") {
-		t.Fatalf("at t0+0.9s: ready %v, want the copy fetched, which disallows /private/", ok)
-	}
-	c.release(l, time.Time{})
-	clock.advance(200 * time.Millisecond) // t0+1.1s
-	if _, ok := c.robotsFor(ctx, leaseOf(t, c, srv.URL+"/", clock.now()), clock.now()); ok {
-		t.Error("at t0+1.1s the copy asked for at t0 with max-age=1 still rules")
-	}
-	if n := hits.Load(); n != 2 {
-		t.Errorf("robots.txt fetched %d times, want again at t0+1.1s", n)
-	}
+	checkRobotsExpiry(t, c, clock, srv.URL, hits, 2)
 }
 
 // In a daemon whose host cannot keep up with its revisits, a link found
