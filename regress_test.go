@@ -298,6 +298,20 @@ func sitemapLinkedFirstSite(t *testing.T) *testSite {
 	return s
 }
 
+// checkLinkedFirstSite checks the crawl of sitemapLinkedFirstSite s by cfg
+// at max_depth 1: /a recorded at depth 0, found via the sitemap, and /b
+// fetched once, /c not.
+func checkLinkedFirstSite(t *testing.T, s *testSite, cfg Config) {
+	t.Helper()
+	inv := inventory(t, cfg.Output.URLs)
+	if r := inv[s.URL+"/a"]; r.Depth != 0 || r.FoundVia != storage.FoundSitemap || !r.InSitemap {
+		t.Fatalf("record of /a = %+v; want depth 0, found via sitemap, in sitemap", r)
+	}
+	if h := s.hits(); h["/b"] != 1 || h["/c"] != 0 {
+		t.Fatalf("requests %v; want /b (depth 1 from the sitemap's /a) and not /c", h)
+	}
+}
+
 // A URL found by a link and also listed in a sitemap (read through an
 // index) is at depth 0, as CONTRACT.md says, even with no delay between
 // requests, when its link is queued long before the sitemap is read:
@@ -308,13 +322,7 @@ func TestSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 		cfg := testConfig(t, s.URL+"/")
 		cfg.Scope.MaxDepth = 1
 		runCrawl(t, cfg)
-		inv := inventory(t, cfg.Output.URLs)
-		if r := inv[s.URL+"/a"]; r.Depth != 0 || r.FoundVia != storage.FoundSitemap || !r.InSitemap {
-			t.Fatalf("record of /a = %+v; want depth 0, found via sitemap, in sitemap", r)
-		}
-		if h := s.hits(); h["/b"] != 1 || h["/c"] != 0 {
-			t.Fatalf("requests %v; want /b (depth 1 from the sitemap's /a) and not /c", h)
-		}
+		checkLinkedFirstSite(t, s, cfg)
 	}
 }
 
