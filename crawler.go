@@ -7,15 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.etcd.io/bbolt"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/politeness"
@@ -53,7 +49,7 @@ type Crawler struct {
 	now   func() time.Time
 	agent string
 
-	db      *bbolt.DB
+	state   *storage.State
 	front   *frontier.Frontier
 	pages   *storage.Pages
 	gate    *politeness.Gate
@@ -103,23 +99,13 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		relinkWait: time.Minute,
 		reloaded:   make(chan struct{}, 1),
 	}
-	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("state_dir: %w", err)
-	}
-	db, err := bbolt.Open(filepath.Join(cfg.StateDir, "crawl.db"), 0o644, &bbolt.Options{
-		Timeout:      2 * time.Second,
-		FreelistType: bbolt.FreelistMapType,
-		PageSize:     frontier.PageSize,
-	})
+	st, err := storage.Open(cfg.StateDir, storage.StateOptions{PageSize: frontier.PageSize})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
-			return nil, fmt.Errorf("state_dir %s is in use by another crawl", cfg.StateDir)
-		}
-		return nil, fmt.Errorf("open state: %w", err)
+		return nil, err
 	}
-	c.db = db
+	c.state, c.pages = st, st.Pages
 	if err := c.open(); err != nil {
-		db.Close()
+		st.Close()
 		return nil, err
 	}
 	return c, nil
@@ -127,11 +113,8 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 
 func (c *Crawler) open() error {
 	var err error
-	if c.front, err = frontier.New(c.db, frontier.Options{}); err != nil {
+	if c.front, err = frontier.New(c.state.DB(), frontier.Options{}); err != nil {
 		return fmt.Errorf("open frontier: %w", err)
-	}
-	if c.pages, err = storage.NewPages(c.db); err != nil {
-		return fmt.Errorf("open page records: %w", err)
 	}
 	sc, err := newScope(c.cfg, c.now)
 	if err != nil {
@@ -224,8 +207,8 @@ func (c *Crawler) Close() error {
 	if c.front != nil {
 		err = errors.Join(err, c.front.Close())
 	}
-	if c.db != nil {
-		err = errors.Join(err, c.db.Close())
+	if c.state != nil {
+		err = errors.Join(err, c.state.Close())
 	}
 	return err
 }

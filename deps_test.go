@@ -23,13 +23,12 @@ var allowedImports = map[string][]string{
 	"frontier":   {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
 	"politeness": {module + "/robots", "golang.org/x/time/rate"},
 	"storage": {
-		"go.etcd.io/bbolt", "github.com/klauspost/compress/",
+		module + "/robots", "go.etcd.io/bbolt", "github.com/klauspost/compress/",
 		"github.com/PuerkitoBio/goquery", "golang.org/x/net/html",
 	},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage",
-		"go.etcd.io/bbolt", // the root opens the one database frontier and storage share
 		"github.com/PuerkitoBio/goquery", "golang.org/x/net/", "golang.org/x/time/rate",
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},

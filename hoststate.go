@@ -1,36 +1,18 @@
 package crawler
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
-
-	"go.etcd.io/bbolt"
 
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/robots"
 	"github.com/politecrawl/crawler/storage"
 )
 
-// robotsBucket keeps each host's robots.txt state (robots.State, as JSON),
-// so that a restarted crawl neither fetches robots.txt again before it is
-// due nor forgets a Crawl-delay for its first requests.
-var robotsBucket = []byte("crawler.robots")
-
 // saveRobots keeps origin's robots.txt state for the next run. A failure is
 // logged: the next run fetches robots.txt again.
 func (c *Crawler) saveRobots(origin string, st robots.State) {
-	data, err := json.Marshal(st)
-	if err == nil {
-		err = c.db.Update(func(tx *bbolt.Tx) error {
-			b, err := tx.CreateBucketIfNotExists(robotsBucket)
-			if err != nil {
-				return err
-			}
-			return b.Put([]byte(origin), data)
-		})
-	}
-	if err != nil {
+	if err := c.state.Robots.Put(origin, st); err != nil {
 		c.fail("save robots.txt state", err)
 	}
 }
@@ -58,21 +40,10 @@ func (c *Crawler) restoreHosts(now time.Time) error {
 			return fmt.Errorf("count pages fetched: %w", err)
 		}
 	}
-	return c.db.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(robotsBucket)
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var st robots.State
-			if json.Unmarshal(v, &st) != nil {
-				return nil // unreadable: robots.txt is fetched again
-			}
-			origin := string(k)
-			c.robots.Restore(origin, st)
-			d, _ := st.Rules().ForAgent(c.agent).CrawlDelay()
-			c.gate.SetCrawlDelay(origin, d, now)
-			return nil
-		})
+	return c.state.Robots.ForEach(func(origin string, st robots.State) error {
+		c.robots.Restore(origin, st)
+		d, _ := st.Rules().ForAgent(c.agent).CrawlDelay()
+		c.gate.SetCrawlDelay(origin, d, now)
+		return nil
 	})
 }

@@ -56,6 +56,12 @@ func leaseOf(t *testing.T, c *Crawler, raw string, now time.Time) *frontier.Leas
 		t.Fatal(err)
 	}
 	c.front.SetReady(u.Origin, now) // as the visit that held it would
+	var others []*frontier.Lease // given back once l is out, or Next hands them out again
+	defer func() {
+		for _, o := range others {
+			c.release(o, time.Time{})
+		}
+	}()
 	for {
 		l, idle, err := c.front.Next(now)
 		if err != nil || l == nil {
@@ -64,7 +70,7 @@ func leaseOf(t *testing.T, c *Crawler, raw string, now time.Time) *frontier.Leas
 		if l.Key == u.Key {
 			return l
 		}
-		c.release(l, time.Time{})
+		others = append(others, l)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"go.etcd.io/bbolt"
-
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/storage"
@@ -447,8 +445,7 @@ func (c *Crawler) finish(l *frontier.Lease, rec storage.Record, items []frontier
 	outcome := frontier.Outcome{RevisitAt: c.revisitAt(l, rec, page, now)}
 	c.dueWhenFound(items, now)
 	if page != nil {
-		p := *page
-		outcome.Hook = func(tx *bbolt.Tx) error { return c.pages.PutTx(tx, p) }
+		outcome.Hook = c.pages.PutHook(*page)
 	}
 	// The record is written before the URL is done: a kill in between
 	// repeats the visit and its record, but never loses the record.

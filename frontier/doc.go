@@ -85,8 +85,8 @@
 //
 // # Caveats
 //
-// The caller must call SetReady once for each lease handed out, or the host
-// stays busy. Ready times live in memory: after a restart every host is
+// A host handed out stays busy until SetReady says when it may be handed
+// out next, or until that lease is given back. Ready times live in memory: after a restart every host is
 // ready at once unless SetHostWait persisted a wait. A page and a sitemap
 // at the same address are separate entries (Kind), so that a sitemap already
 // seen as a link is still read as one. Fairness is by ready time, not by

@@ -164,8 +164,26 @@ func TestHostsTakeTurns(t *testing.T) {
 		t.Errorf("host %+v", h)
 	}
 	f.SetReady(l.Origin, now) // max_per_host > 1: ready again at once
-	if l2, _, _ := f.Next(now); l2 == nil || l2.Key == l.Key {
+	l2, _, _ := f.Next(now)
+	if l2 == nil || l2.Key == l.Key {
 		t.Fatalf("second lease %v", l2)
+	}
+	// A lease given back before SetReady ends the busy state it began;
+	// one that did not begin it (l) leaves the host busy.
+	if err := f.Release(l, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := f.Host("http://d.test"); !h.Busy {
+		t.Errorf("host not busy after another lease's end: %+v", h)
+	}
+	if err := f.Release(l2, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := f.Host("http://d.test"); h.Busy {
+		t.Errorf("host busy after its lease was given back without SetReady: %+v", h)
+	}
+	if l3, _, _ := f.Next(now); l3 == nil {
+		t.Fatal("host not handed out again after its lease was given back")
 	}
 	mustCheck(t, f)
 }

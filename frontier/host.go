@@ -20,7 +20,9 @@ type host struct {
 	rec hostRecord // as last committed
 
 	readyAt int64 // Unix ns, from SetReady
-	busy    bool  // handed out, waiting for SetReady
+	// busyBy is the lease whose hand-out made the host busy, until
+	// SetReady or until that lease is given back; nil when not busy.
+	busyBy *Lease
 	// leases are its leases out, a few; nil when there are none, as for
 	// most hosts most of the time, so that they take no memory.
 	leases []*Lease
@@ -82,7 +84,7 @@ func (h *host) mark(seq uint64) (mark, bool) {
 // eligibleAt returns when Next may hand out one of the host's URLs, if ever
 // without a change.
 func (h *host) eligibleAt() (int64, bool) {
-	if h.busy || h.rec.parked {
+	if h.busyBy != nil || h.rec.parked {
 		return 0, false
 	}
 	t := max(h.readyAt, h.rec.wait)
@@ -152,11 +154,12 @@ func (f *Frontier) reheap(h *host) {
 }
 
 // SetReady says when host origin may next be handed out by Next: it ends
-// the busy state that Next began by handing out one of its URLs. Call it
-// once for every lease Next returns — at once for max_per_host > 1 — or the
-// host is never handed out again. The time lives in memory only; after
-// Open every host is ready (subject to SetHostWait). An unknown origin is
-// ignored.
+// the busy state that Next began by handing out one of its URLs (at once
+// for max_per_host > 1, or when the host's politeness allows its next
+// request). A lease given back before SetReady ends that busy state too,
+// leaving the host ready as it was, so a caller that never calls it loses
+// no host. The time lives in memory only; after Open every host is ready
+// (subject to SetHostWait). An unknown origin is ignored.
 func (f *Frontier) SetReady(origin string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -164,7 +167,7 @@ func (f *Frontier) SetReady(origin string, at time.Time) {
 	if h == nil {
 		return
 	}
-	h.busy = false
+	h.busyBy = nil
 	h.readyAt = timeNanos(at)
 	f.reheap(h)
 	f.signal()
@@ -229,7 +232,7 @@ func (h *host) info() HostStats {
 		Stats:      h.stats(),
 		ReadyAt:    nanosTime(h.readyAt),
 		Wait:       nanosTime(h.rec.wait),
-		Busy:       h.busy,
+		Busy:       h.busyBy != nil,
 		Parked:     h.rec.parked,
 		ParkReason: h.rec.parkReason,
 	}

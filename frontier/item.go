@@ -133,7 +133,8 @@ type HostStats struct {
 	ReadyAt time.Time
 	// Wait is the persisted wait set by SetHostWait (a Retry-After).
 	Wait time.Time
-	// Busy is true from Next handing out one of its URLs until SetReady.
+	// Busy is true from Next handing out one of its URLs until SetReady
+	// or until that lease is given back.
 	Busy       bool
 	Parked     bool
 	ParkReason string

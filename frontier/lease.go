@@ -11,7 +11,8 @@ import (
 
 // Next hands out a URL that is due at now, of a host that is ready at now
 // (SetReady, SetHostWait, not parked, not busy), as a Lease, and makes the
-// host busy until SetReady. Hosts take turns by the time they became ready,
+// host busy until SetReady, or until that lease is given back if SetReady
+// did not come first. Hosts take turns by the time they became ready,
 // earliest first. Within a host, due delayed URLs go first, earliest due
 // first; then the others by priority, highest first, then in the order they
 // were added.
@@ -48,7 +49,7 @@ func (f *Frontier) Next(now time.Time) (*Lease, Idle, error) {
 			return nil, Idle{}, err
 		}
 		if l != nil {
-			h.busy = true
+			h.busyBy = l
 		}
 		f.reheap(h)
 		if l != nil {

@@ -31,7 +31,7 @@ type mURL struct {
 
 // mHost is the model of one host.
 type mHost struct {
-	busy    bool
+	busyBy  *Lease // the lease that made it busy, until SetReady or its end
 	readyAt int64
 	wait    int64
 	parked  bool
@@ -118,7 +118,7 @@ func (m *model) before(a, b *mURL) bool {
 // eligible returns when host origin may next be handed out, if ever.
 func (m *model) eligible(origin string) (int64, bool) {
 	h := m.hosts[origin]
-	if h.busy || h.parked {
+	if h.busyBy != nil || h.parked {
 		return 0, false
 	}
 	first, ready, any := int64(hintNone), false, false
@@ -240,6 +240,9 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("lease %s is not the model's", l.Key)
 		}
 		u.lease = nil
+		if h := m.hosts[l.Origin]; h.busyBy == l {
+			h.busyBy = nil // given back before SetReady: ready as it was
+		}
 		return u
 	}
 
@@ -300,11 +303,11 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			}
 			want.lease = l
 			m.leases = append(m.leases, l)
-			m.hosts[l.Origin].busy = true
+			m.hosts[l.Origin].busyBy = l
 			if rng.IntN(4) > 0 {
 				ready := at()
 				f.SetReady(l.Origin, ready)
-				m.hosts[l.Origin].busy, m.hosts[l.Origin].readyAt = false, timeNanos(ready)
+				m.hosts[l.Origin].busyBy, m.hosts[l.Origin].readyAt = nil, timeNanos(ready)
 			}
 		case r < 55:
 			what = "setready"
@@ -312,7 +315,7 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			if h := m.hosts[origin]; h != nil {
 				ready := at()
 				f.SetReady(origin, ready)
-				h.busy, h.readyAt = false, timeNanos(ready)
+				h.busyBy, h.readyAt = nil, timeNanos(ready)
 			}
 		case r < 72:
 			what = "done"
@@ -440,7 +443,7 @@ func runStateMachine(t *testing.T, seed uint64, steps int) {
 			}
 			m.leases = nil
 			for _, h := range m.hosts {
-				h.busy, h.readyAt = false, 0
+				h.busyBy, h.readyAt = nil, 0
 			}
 		}
 		if err := check(f); err != nil {

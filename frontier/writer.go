@@ -473,6 +473,9 @@ func (f *Frontier) endLease(l *Lease) {
 		f.leasedSched--
 	}
 	l.state = leaseOver
+	if h.busyBy == l {
+		h.busyBy = nil // given back before SetReady: ready as it was
+	}
 	h.stalled = false
 	f.reheap(h)
 }

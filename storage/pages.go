@@ -98,6 +98,13 @@ func (ps *Pages) PutTx(tx *bbolt.Tx, p Page) error {
 	return nil
 }
 
+// PutHook returns a function that stores p within a writable transaction
+// of the State's database, for frontier.Outcome.Hook: the page record
+// commits with the frontier's own change.
+func (ps *Pages) PutHook(p Page) func(*bbolt.Tx) error {
+	return func(tx *bbolt.Tx) error { return ps.PutTx(tx, p) }
+}
+
 // Get returns the page stored under key, and whether there was one.
 func (ps *Pages) Get(key string) (Page, bool, error) {
 	var (
