@@ -56,7 +56,7 @@ func leaseOf(t *testing.T, c *Crawler, raw string, now time.Time) *frontier.Leas
 		t.Fatal(err)
 	}
 	c.front.SetReady(u.Origin, now) // as the visit that held it would
-	var others []*frontier.Lease // given back once l is out, or Next hands them out again
+	var others []*frontier.Lease    // given back once l is out, or Next hands them out again
 	defer func() {
 		for _, o := range others {
 			c.release(o, time.Time{})
