@@ -77,10 +77,10 @@ func BenchmarkCrawl(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sum.ByStatus["2xx"] < int64(total) {
-					b.Fatalf("fetched %d pages, want %d", sum.ByStatus["2xx"], total)
+				if sum.Pages["2xx"] < int64(total) {
+					b.Fatalf("fetched %d pages, want %d", sum.Pages["2xx"], total)
 				}
-				pages += sum.ByStatus["2xx"]
+				pages += sum.Pages["2xx"]
 			}
 			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")

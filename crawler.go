@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
-	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -39,8 +38,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Crawler is one crawl: its state in bbolt, its politeness gate, its
-// outputs. Make one with New, run it with Run, and Close it.
+// Crawler is one crawl, and the wiring of the parts that do it: its
+// config, log and clock; the frontier (which URL next); the hosts (may this
+// host be asked now, and what its robots.txt says); the exchange, the one
+// path of every request; the outputs and page records (what is kept); and
+// the observer, which counts every event once. Make one with New, run it
+// with Run, and Close it. See the package doc for the pipeline.
 type Crawler struct {
 	cfg   Config // as given to New; the keys a reload may change live in live
 	live  atomic.Pointer[liveConfig]
@@ -49,29 +52,27 @@ type Crawler struct {
 	now   func() time.Time
 	agent string
 
-	state   *storage.State
-	front   *frontier.Frontier
-	pages   *storage.Pages
-	gate    *politeness.Gate
-	robots  *politeness.RobotsCache
-	share   robotsShare // robots.txt answers shared between hosts that redirect
-	fetch   *fetcher
-	metrics *metrics
-	out     *outputs
+	state *storage.State
+	front *frontier.Frontier
+	pages *storage.Pages
+	hosts *hosts
+	x     *exchange
+	out   *outputs
+	obs   *observer
 
+	budget   budget   // max_pages
+	refusals refusals // URLs refused this run, recorded once
+	visiting visiting // URLs being visited, or relinked
+	// working counts the leases handed to workers and not yet settled.
+	working atomic.Int64
 	// cpu bounds the responses parsed at once to one fewer than the Go
 	// scheduler's processors (at least one), so that a processor stays
 	// free for the requests in flight: on a crawl of one host, one request
 	// at a time, the next request goes out while the last page is parsed,
 	// not after it.
-	cpu      chan struct{}
-	busy     atomic.Int64 // leases handed to workers and not yet finished
-	inflight sync.Map     // canonical keys being visited, of either kind
-	wakeCh   chan struct{}
-	fetched  atomic.Int64 // pages fetched this run (for max_pages)
-	pagesOut atomic.Int64 // page leases handed to workers and not yet finished (for max_pages)
-	reading  sitemapsOut  // sitemaps being read, whose hosts' links wait for them
-	stats    runStats
+	cpu    chan struct{}
+	wakeCh chan struct{}
+	halt   halt // a write that failed ends the crawl
 	// relinkWait is how often a daemon looks at its mirror after a change:
 	// it is relinked then if the crawl is idle, else once a daemon.recrawl
 	// has passed since the last relink (see relinkEvery).
@@ -90,11 +91,10 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	}
 	c := &Crawler{
 		cfg: cfg, opts: opts, log: opts.Logger, now: opts.Now,
-		agent:   ProductToken(cfg.UserAgent),
-		metrics: newMetrics(),
-		wakeCh:  make(chan struct{}, 1),
-		cpu:     make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
-		stats:   newRunStats(),
+		agent:  ProductToken(cfg.UserAgent),
+		obs:    newObserver(),
+		wakeCh: make(chan struct{}, 1),
+		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
 
 		relinkWait: time.Minute,
 		reloaded:   make(chan struct{}, 1),
@@ -122,25 +122,19 @@ func (c *Crawler) open() error {
 	}
 	c.live.Store(&liveConfig{Config: c.cfg, scope: sc})
 	start := c.now()
-	c.gate = politeness.New(gateConfig(c.cfg), start)
-	c.robots = politeness.NewRobotsCache(c.agent, 10000)
-	if c.cfg.Daemon.Enabled {
-		c.robots.SetMaxAge(c.cfg.Daemon.Recrawl)
-	}
-	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost)
+	c.hosts = newHosts(c.conf(), start, c.front, c.state, c.obs, c.log, c.conf, c.now)
+	fetch := newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost, c.now)
+	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
+	c.budget.most = func() int { return c.conf().Scope.MaxPages }
+	c.obs.gauges = c.gauges
 	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
 		return err
 	}
-	return c.restoreHosts(start)
-}
-
-func gateConfig(cfg Config) politeness.Config {
-	return politeness.Config{
-		Delay:           cfg.Politeness.Delay,
-		MaxPerHost:      cfg.Politeness.MaxPerHost,
-		HonorCrawlDelay: cfg.Politeness.HonorCrawlDelay,
-		GiveUp:          cfg.Politeness.RetryAfterMax,
+	if err := c.hosts.restore(start, c.pages, c.cfg.Scope.MaxPages > 0); err != nil {
+		return err
 	}
+	c.budget.before = c.hosts.doneEarly
+	return nil
 }
 
 // newScope compiles the scope of cfg: the hosts given, or those of the
@@ -216,10 +210,12 @@ func (c *Crawler) Close() error {
 // Run crawls until the frontier is drained or a limit is hit (or, in daemon
 // mode, until ctx is cancelled), then returns what it did. Cancelling ctx
 // stops it gracefully: requests in flight are abandoned and their URLs go
-// back to the queue, and the state is flushed. Run returns only after its
-// goroutines have stopped.
+// back to the queue, and the state is flushed. A write that fails (an
+// output, the state) stops it the same way, and Run returns that error.
+// Run returns only after its goroutines have stopped.
 func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	started := c.now()
+	ctx = c.halt.watch(ctx)
 	if err := c.seed(); err != nil {
 		return Summary{}, err
 	}
@@ -229,7 +225,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		wg.Go(func() {
 			for l := range work {
 				kind, origin := l.Kind, l.Origin
-				c.visit(ctx, l)
+				c.process(ctx, l)
 				c.handedBack(kind, origin)
 				c.wake()
 			}
@@ -244,15 +240,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	stopProgress()
 	var broken int
 	if ctx.Err() == nil && err == nil && !c.cfg.Daemon.Enabled {
-		if !c.limitReached() {
-			if perr := c.recordParked(); perr != nil {
-				err = fmt.Errorf("record the URLs of parked hosts: %w", perr)
-			}
-		} else if c.fetched.Load() > 0 {
-			if perr := c.recordLeft(); perr != nil {
-				err = fmt.Errorf("record the URLs left at max_pages: %w", perr)
-			}
-		}
+		err = c.recordUnfetched()
 		// The pass is over: the mirror's links can point at its files.
 		report, rerr := c.relinkMirror()
 		err, broken = errors.Join(err, rerr), len(report.Broken)+report.Unlisted
@@ -260,138 +248,100 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	if ferr := c.out.flush(); ferr != nil {
 		err = errors.Join(err, ferr)
 	}
+	err = errors.Join(err, c.halt.err())
 	sum := c.summary(started)
 	sum.BrokenLinks = broken
 	return sum, err
 }
 
-// wake tells the dispatcher that something changed: a worker finished, or a
-// host became ready.
-func (c *Crawler) wake() {
-	select {
-	case c.wakeCh <- struct{}{}:
-	default:
-	}
-}
-
-// dispatch hands leases to the workers as hosts become ready, and returns
-// when there is nothing left to do, a limit is hit, or ctx is cancelled.
-func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) error {
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !c.cfg.Daemon.Enabled && c.limitReached() {
-			c.log.Info("page limit reached", "max_pages", c.conf().Scope.MaxPages)
-			return nil
-		}
+// process visits one lease and settles its outcome, holding its URL so
+// that no other worker (the same URL as the other kind: a sitemap linked
+// as a page) nor a relink of the mirror works on it meanwhile.
+func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
+	if !c.visiting.hold(l.Key) {
+		// That one's record comes first; this one waits for it.
 		now := c.now()
-		wakeup := c.front.Wake()
-		busy := c.busy.Load() // before Next: a worker ending after it wakes us
-		l, idle, err := c.front.Next(now)
-		if err != nil {
-			return fmt.Errorf("frontier: %w", err)
-		}
-		if l != nil && c.reading.hold(l, c) {
-			continue // the host waits for its sitemap; others go on
-		}
-		if l != nil && c.pagesHeld(l) {
-			// Each page max_pages allows is fetched or being fetched:
-			// this one waits for a visit to end, which may not count.
-			if err := c.front.Release(l, time.Time{}); err != nil {
-				return fmt.Errorf("frontier: %w", err)
-			}
-			c.front.SetReady(l.Origin, now)
-			select {
-			case <-c.wakeCh:
-			case <-ctx.Done():
-			}
-			continue
-		}
-		if l != nil {
-			c.handedOut(l.Kind, l.Origin)
-			select {
-			case work <- l:
-				continue
-			case <-ctx.Done():
-				c.handedBack(l.Kind, l.Origin)
-				return c.front.Release(l, time.Time{})
-			}
-		}
-		if busy == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
-			return nil // drained, or only parked hosts are left
-		}
-		wait := time.Minute
-		if !idle.Until.IsZero() {
-			wait = min(max(idle.Until.Sub(now), time.Millisecond), time.Minute)
-		}
-		timer.Reset(wait)
-		select {
-		case <-wakeup:
-		case <-c.wakeCh:
-		case <-timer.C:
-		case <-ctx.Done():
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
+		c.hosts.pass(l.Origin, now)
+		c.settle(l, release(now.Add(100*time.Millisecond)))
+		return
 	}
+	defer c.visiting.drop(l.Key)
+	c.settle(l, c.visit(ctx, l))
 }
 
-// handedOut counts a lease of kind and origin handed to a worker: in busy,
-// and in pagesOut or reading by its kind.
-func (c *Crawler) handedOut(kind frontier.Kind, origin string) {
-	c.busy.Add(1)
-	if kind == frontier.KindPage {
-		c.pagesOut.Add(1)
-	} else {
-		c.reading.start(origin)
-	}
-}
-
-// handedBack undoes handedOut once the lease is finished or not handed out
-// after all.
-func (c *Crawler) handedBack(kind frontier.Kind, origin string) {
-	if kind == frontier.KindPage {
-		c.pagesOut.Add(-1)
-	} else {
-		c.reading.end(origin, c)
-	}
-	c.busy.Add(-1)
-}
-
-// pagesHeld reports whether page lease l must wait because the pages
-// fetched and those being fetched make max_pages already (ad hoc only), so
-// that workers in flight cannot overshoot the limit.
-func (c *Crawler) pagesHeld(l *frontier.Lease) bool {
-	most := c.conf().Scope.MaxPages
-	return most > 0 && !c.cfg.Daemon.Enabled && l.Kind == frontier.KindPage &&
-		c.fetched.Load()+c.stats.doneBefore+c.pagesOut.Load() >= int64(most)
-}
-
-// recordLeft gives each URL that max_pages left queued an inventory record
-// saying so, so that an audit sees every URL found. They stay queued: a
-// run with a larger max_pages fetches them, and its records come later.
-func (c *Crawler) recordLeft() error {
+// summary is what the run did, from the observer, the frontier and the
+// hosts.
+func (c *Crawler) summary(started time.Time) Summary {
 	now := c.now()
-	return c.front.Pending(func(it frontier.Item) error {
-		rec := storage.Record{
-			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
-			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now,
-			Error: "not fetched: max_pages reached",
+	sum := Summary{Elapsed: now.Sub(started), Queued: c.front.Stats().Queued}
+	c.obs.fill(&sum)
+	for _, h := range c.hosts.snapshot(now) {
+		if h.Parked != "" {
+			sum.Parked = append(sum.Parked, ParkedHost{Origin: h.Origin, Reason: h.Parked})
 		}
-		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
-		c.out.inventory(rec)
-		return nil
-	})
+	}
+	return sum
 }
 
-func (c *Crawler) limitReached() bool {
-	most := c.conf().Scope.MaxPages
-	return most > 0 && c.fetched.Load()+c.stats.doneBefore >= int64(most)
+// gauges are the crawl's levels now, for /metrics and the progress line.
+func (c *Crawler) gauges() gauges {
+	st := c.front.Stats()
+	g := gauges{queued: st.Queued, leased: st.Leased, done: st.Done}
+	g.active, g.waiting, g.parked = countHosts(c.hosts.snapshot(c.now()))
+	return g
 }
+
+// halt is how a crawl stops itself: the first error given to stop ends
+// the context watch returned, and err reports it.
+type halt struct {
+	mu     sync.Mutex
+	first  error
+	cancel context.CancelFunc
+}
+
+// watch returns a context that stop ends.
+func (h *halt) watch(ctx context.Context) context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ctx, h.cancel = context.WithCancel(ctx)
+	return ctx
+}
+
+func (h *halt) stop(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.first == nil {
+		h.first = err
+	}
+	if h.cancel != nil {
+		h.cancel()
+	}
+}
+
+func (h *halt) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.first
+}
+
+// stop ends the crawl because a write failed, once: what was done is kept,
+// the URL being settled goes back to the queue, and Run returns err.
+func (c *Crawler) stop(err error) {
+	if c.halt.err() == nil {
+		c.log.Error("crawl stopped", "err", err)
+	}
+	c.halt.stop(err)
+}
+
+// visiting is the set of URLs (canonical keys) a worker is visiting or a
+// relink is rewriting, so that the two never work on one at once.
+type visiting struct{ m sync.Map }
+
+// hold takes key, and reports false when another holds it.
+func (v *visiting) hold(key string) bool {
+	_, busy := v.m.LoadOrStore(key, struct{}{})
+	return !busy
+}
+
+// drop gives key back.
+func (v *visiting) drop(key string) { v.m.Delete(key) }

@@ -12,7 +12,7 @@ import (
 // refused) is due daemon.recrawl after its visit; a page found unchanged
 // visit after visit waits twice as long each time, up to
 // daemon.max_interval, and one that changed goes back to daemon.recrawl.
-func (c *Crawler) revisitAt(_ *frontier.Lease, _ storage.Record, page *storage.Page, now time.Time) time.Time {
+func (c *Crawler) revisitAt(page *storage.Page, now time.Time) time.Time {
 	if !c.conf().Daemon.Enabled {
 		return time.Time{}
 	}

@@ -276,7 +276,7 @@ func TestDaemonRobotsAgeFromRequest(t *testing.T) {
 	c := newClockedCrawler(t, cfg, clock)
 	ctx := context.Background()
 
-	if _, ok := c.robotsFor(ctx, leaseOf(t, c, srv.URL+"/", t0), t0); ok {
+	if _, ok := robotsOf(c, ctx, leaseOf(t, c, srv.URL+"/", t0), t0); ok {
 		t.Fatal("robots.txt taken as known before it was fetched")
 	}
 	if n, took := hits.Load(), clock.now().Sub(t0); n != 1 || took != 400*time.Millisecond {

@@ -24,14 +24,18 @@ import (
 // engine follows them, so every hop is checked against scope, robots.txt and
 // politeness), a body read within a limit, and compressed bodies decoded
 // inside that same limit.
+//
+// It is the one place that builds requests: their headers, user agent and
+// validators.
 type fetcher struct {
 	client    *http.Client
 	userAgent string
 	timeout   time.Duration
 	maxBody   int64
+	now       func() time.Time
 }
 
-func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int) *fetcher {
+func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time) *fetcher {
 	dialer := &net.Dialer{Timeout: min(timeout, 10*time.Second), KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		DialContext:            dialer.DialContext,
@@ -56,12 +60,14 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 		userAgent: userAgent,
 		timeout:   timeout,
 		maxBody:   maxBody,
+		now:       now,
 	}
 }
 
 // request is one GET to make.
 type request struct {
 	url          string
+	robots       bool          // a robots.txt, asked for as text
 	limit        int64         // the most body bytes read; 0 means maxBody
 	timeout      time.Duration // for the whole request; 0 means the fetcher's
 	etag         string        // for If-None-Match on a revisit
@@ -77,6 +83,10 @@ type response struct {
 	body      []byte // decoded, at most the limit
 	truncated bool   // the body was longer than the limit and was cut
 	decoded   bool   // a Content-Encoding was undone
+	// undecoded names a Content-Encoding that could not be undone (one
+	// not asked for, such as br, or a body that is not what it claims):
+	// the body is as sent, fit for neither links nor the mirror.
+	undecoded string
 	sent      time.Time
 	duration  time.Duration
 	proto     string      // "HTTP/1.1", "HTTP/2.0"
@@ -105,30 +115,20 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 		},
 		WroteHeaders: func() {
 			if r.sent != nil {
-				r.sent(time.Now())
+				r.sent(f.now())
 			}
 		},
 		GotFirstResponseByte: func() {
 			if r.answered != nil {
-				r.answered(time.Now())
+				r.answered(f.now())
 			}
 		},
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet, r.url, nil)
+	req, err := f.newRequest(httptrace.WithClientTrace(ctx, trace), r)
 	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
+		return nil, err
 	}
-	req.Body = politeness.NoReplay() // a request the gate counted is sent once
-	req.Header.Set("User-Agent", f.userAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-	req.Header.Set("Accept-Encoding", "gzip")
-	if r.etag != "" {
-		req.Header.Set("If-None-Match", r.etag)
-	}
-	if r.lastModified != "" {
-		req.Header.Set("If-Modified-Since", r.lastModified)
-	}
-	start := time.Now()
+	start := f.now()
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, err
@@ -145,13 +145,44 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	if r.limit > 0 {
 		limit = r.limit
 	}
-	out.body, out.truncated, err = readBody(resp.Body, resp.Header.Get("Content-Encoding"), limit, resp.ContentLength)
-	out.decoded = err == nil && resp.Header.Get("Content-Encoding") != ""
-	out.duration = time.Since(start)
-	if err != nil && !errors.Is(err, errBodyDecode) {
+	enc := resp.Header.Get("Content-Encoding")
+	out.body, out.truncated, err = readBody(resp.Body, enc, limit, resp.ContentLength)
+	out.decoded = err == nil && enc != ""
+	out.duration = f.now().Sub(start)
+	switch {
+	case errors.Is(err, errBodyDecode):
+		out.undecoded = strings.ToLower(strings.TrimSpace(enc))
+	case err != nil:
 		return nil, fmt.Errorf("read body: %w", err)
 	}
 	return out, nil
+}
+
+// newRequest builds the GET of r: the one place where the crawl's requests
+// get their headers. Its body cannot be replayed, so that a request the
+// gate counted is sent once.
+func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Body = politeness.NoReplay()
+	if f.userAgent != "" {
+		req.Header.Set("User-Agent", f.userAgent)
+	}
+	if r.robots {
+		req.Header.Set("Accept", "text/plain, */*;q=0.5")
+	} else {
+		req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	if r.etag != "" {
+		req.Header.Set("If-None-Match", r.etag)
+	}
+	if r.lastModified != "" {
+		req.Header.Set("If-Modified-Since", r.lastModified)
+	}
+	return req, nil
 }
 
 // readBody reads at most limit decoded bytes of body, undoing gzip or

@@ -23,8 +23,7 @@ type outputs struct {
 	warc   *storage.WARCWriter
 	log    *slog.Logger
 
-	mu       sync.Mutex
-	invError error // the first inventory write error, reported once
+	mu sync.Mutex // one inventory line at a time, each whole
 
 	mirrored atomic.Int64 // pages saved in or removed from the mirror, and nothing else: relinkEvery reads a change in it
 }
@@ -61,41 +60,33 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 }
 
 // inventory appends a record and hands it to the operating system at once,
-// so that a killed crawl loses none. A write error (a full disk) is logged
-// once and returned again by flush, so the crawl fails loudly at its end
-// rather than losing records in silence.
-func (o *outputs) inventory(r storage.Record) {
+// so that a killed crawl loses none. The error is the write's: the URL
+// whose record it is must not be counted done.
+func (o *outputs) inventory(r storage.Record) error {
 	if o.inv == nil {
-		return
+		return nil
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	err := o.inv.Write(r)
 	if err == nil {
 		err = o.inv.Flush()
 	}
-	if err != nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		if o.invError == nil {
-			o.invError = err
-			o.log.Error("write inventory", "err", err)
-		}
-	}
+	return err
 }
 
 // saveMirror writes a fetched page into the mirror and returns its path
-// there ("" when there is no mirror or it failed: the page is still
-// recorded).
-func (o *outputs) saveMirror(u *url.URL, resp *response) string {
+// there ("" when there is no mirror).
+func (o *outputs) saveMirror(u *url.URL, resp *response) (string, error) {
 	if o.mirror == nil {
-		return ""
+		return "", nil
 	}
 	path, err := o.mirror.Write(u, resp.header.Get("Content-Type"), bytes.NewReader(resp.body))
 	if err != nil {
-		o.log.Error("write mirror", "url", u.String(), "err", err)
-		return ""
+		return "", fmt.Errorf("write %s: %w", u, err)
 	}
 	o.mirrored.Add(1)
-	return path
+	return path, nil
 }
 
 // inMirror reports whether rel, a path Mirror.Write returned, is a file of
@@ -109,21 +100,22 @@ func (o *outputs) inMirror(rel string) bool {
 }
 
 // removeMirror deletes a page that is gone from the mirror.
-func (o *outputs) removeMirror(u *url.URL, contentType string) {
+func (o *outputs) removeMirror(u *url.URL, contentType string) error {
 	if o.mirror == nil {
-		return
+		return nil
 	}
 	if err := o.mirror.Remove(u, contentType); err != nil {
-		o.log.Error("remove from mirror", "url", u.String(), "err", err)
+		return fmt.Errorf("remove %s: %w", u, err)
 	}
 	o.mirrored.Add(1)
+	return nil
 }
 
 // saveWARC writes the exchange as WARC records and returns the reference to
 // keep for the next visit (prev when nothing new was stored).
-func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev storage.WARCRef) storage.WARCRef {
+func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev storage.WARCRef) (storage.WARCRef, error) {
 	if o.warc == nil {
-		return prev
+		return prev, nil
 	}
 	ref, err := o.warc.WriteExchange(storage.Exchange{
 		Date: sent, URL: u, RequestHeader: resp.reqHeader, RemoteAddr: resp.remoteIP,
@@ -131,10 +123,9 @@ func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev stor
 		Decoded: resp.decoded, Truncated: resp.truncated,
 	}, prev)
 	if err != nil {
-		o.log.Error("write WARC", "url", u.String(), "err", err)
-		return prev
+		return prev, fmt.Errorf("write %s: %w", u, err)
 	}
-	return ref
+	return ref, nil
 }
 
 func (o *outputs) flush() error {
@@ -142,9 +133,8 @@ func (o *outputs) flush() error {
 		return nil
 	}
 	o.mu.Lock()
-	err := o.invError
-	o.mu.Unlock()
-	return errors.Join(err, o.inv.Flush())
+	defer o.mu.Unlock()
+	return o.inv.Flush()
 }
 
 func (o *outputs) close() error {

@@ -59,35 +59,14 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 }
 
 type progressView struct {
-	done, errors            int64
-	queued, leased          int64
-	active, waiting, parked int
+	done, errors int64
+	gauges
 }
 
-// progress reads the counts and refreshes the gauges of /metrics.
+// progress reads the counts, from the observer and the crawl's gauges, as
+// /metrics does.
 func (c *Crawler) progress() progressView {
-	st := c.front.Stats()
-	p := progressView{
-		done: c.stats.done.Load(), errors: c.stats.errors.Load(),
-		queued: st.Queued, leased: st.Leased,
-	}
-	now := c.now()
-	for _, h := range c.gate.Snapshot(now) {
-		switch {
-		case h.Parked != "":
-			p.parked++
-		case h.Waiting:
-			p.waiting++
-		default:
-			p.active++
-		}
-	}
-	m := c.metrics
-	m.frontierState.WithLabelValues("queued").Set(float64(st.Queued))
-	m.frontierState.WithLabelValues("leased").Set(float64(st.Leased))
-	m.frontierState.WithLabelValues("done").Set(float64(st.Done))
-	m.hostState.WithLabelValues("active").Set(float64(p.active))
-	m.hostState.WithLabelValues("waiting").Set(float64(p.waiting))
-	m.hostState.WithLabelValues("parked").Set(float64(p.parked))
-	return p
+	var sum Summary
+	c.obs.fill(&sum)
+	return progressView{done: sum.Done, errors: c.obs.errors(), gauges: c.gauges()}
 }

@@ -83,35 +83,17 @@ func (c *Crawler) relinkPeriod() time.Duration {
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request
-// is in flight, and every host with URLs queued is given up on for now:
-// parked, or waiting longer than politeness.retry_after_max from now, the
-// longest wait the crawl keeps to before it gives up on a host (in a
-// daemon, a host given up on rests until the next pass). A host that keeps
-// its politeness interval, or waits a shorter while (a Retry-After, a
-// backoff after errors, its robots.txt to answer), is fetched this pass:
-// a page relinked before its URLs would keep absolute links to them for
-// good. Near the end of its rest, a resting host holds relinking back too;
-// the relink that a daemon.recrawl forces bounds that.
+// is in flight, and every host with URLs queued is given up on for now
+// (see hosts.idle). Relinking while URLs of a host that is fetched this
+// pass wait would write links to them as absolute URLs for good (a
+// relinked file is not relinked again). Near the end of its rest, a
+// resting host holds relinking back too; the relink that a daemon.recrawl
+// forces bounds that.
 func (c *Crawler) crawlIdle(now time.Time) bool {
-	if c.busy.Load() != 0 {
+	if c.working.Load() != 0 {
 		return false
 	}
-	if c.front.Stats().Queued == 0 {
-		return true
-	}
-	giveUp := c.conf().Politeness.RetryAfterMax
-	off := map[string]bool{} // hosts given up on for now
-	for _, h := range c.gate.Snapshot(now) {
-		if h.Parked != "" || h.Waiting && h.NextAt.Sub(now) > giveUp {
-			off[h.Origin] = true
-		}
-	}
-	for _, h := range c.front.Hosts() {
-		if h.Queued > 0 && !h.Parked && !off[h.Origin] && h.Wait.Sub(now) <= giveUp {
-			return false
-		}
-	}
-	return true
+	return c.front.Stats().Queued == 0 || c.hosts.idle(now)
 }
 
 // relinkBatch is how many pages one read of the page records gathers.
@@ -208,10 +190,10 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 // before would undo. Such a page is left for the next pass, and false
 // returned. The record is read again once the URL is held.
 func (c *Crawler) relinkIdle(key string) (bool, error) {
-	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
+	if !c.visiting.hold(key) {
 		return false, nil
 	}
-	defer c.inflight.Delete(key)
+	defer c.visiting.drop(key)
 	p, ok, err := c.pages.Get(key)
 	if err != nil {
 		return false, fmt.Errorf("read page record: %w", err)
@@ -326,10 +308,10 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, er
 // next pass, as relinkIdle does, and busy is true). The record is read
 // again once the URL is held. It reports whether the file changed.
 func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (changed, busy bool, err error) {
-	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
+	if !c.visiting.hold(key) {
 		return false, true, nil
 	}
-	defer c.inflight.Delete(key)
+	defer c.visiting.drop(key)
 	p, ok, err := c.pages.Get(key)
 	if err != nil || !ok || !p.Relinked || p.MirrorPath != file {
 		return false, false, err

@@ -134,7 +134,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		}
 		return string(got), p.Relinked
 	}
-	c.inflight.Store(aKey, struct{}{}) // a worker is visiting /a
+	c.visiting.hold(aKey) // a worker is visiting /a
 	mirrored := c.out.mirrored.Load()
 	if _, left, err := c.relinkPages(); err != nil || left != 1 {
 		t.Fatalf("relinkPages left %d pages (%v), want 1", left, err)
@@ -145,7 +145,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 	if n := c.out.mirrored.Load(); n != mirrored {
 		t.Errorf("mirrored went from %d to %d, though no page was saved or removed", mirrored, n)
 	}
-	c.inflight.Delete(aKey)
+	c.visiting.drop(aKey)
 	if _, _, err := c.relinkPages(); err != nil {
 		t.Fatal(err)
 	}

@@ -61,10 +61,7 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.gate.SetConfig(gateConfig(cfg), c.now())
-	if cfg.Daemon.Enabled {
-		c.robots.SetMaxAge(cfg.Daemon.Recrawl)
-	}
+	c.hosts.reconfigure(cfg, c.now())
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
 	select {
 	case c.reloaded <- struct{}{}:

@@ -140,11 +140,11 @@ func (s *robotsShare) get(key, origin string, now time.Time) (from string, asked
 // another host than origin got, and when that fetch was asked for, while
 // it is fresh at now: from the share, or from the robots cache of the host
 // whose fetch ended at key, or of key's own host.
-func (c *Crawler) sharedRobots(key, origin string, now time.Time) (robots.Fetch, time.Time, bool) {
+func (h *hosts) sharedRobots(key, origin string, now time.Time) (robots.Fetch, time.Time, bool) {
 	if key == "" {
 		return robots.Fetch{}, time.Time{}, false
 	}
-	if from, asked, f, ok := c.share.get(key, origin, now); ok {
+	if from, asked, f, ok := h.share.get(key, origin, now); ok {
 		if f != nil {
 			g := *f
 			g.Redirects = 0
@@ -152,12 +152,12 @@ func (c *Crawler) sharedRobots(key, origin string, now time.Time) (robots.Fetch,
 		}
 		// The state of from still holds that answer when it was stamped
 		// with the same request time.
-		if st, ok := c.robots.Answer(from, now); ok && st.FetchedAt.Equal(asked) {
+		if st, ok := h.robots.Answer(from, now); ok && st.FetchedAt.Equal(asked) {
 			return fetchOf(st), asked, true
 		}
 	}
 	if target := strings.TrimSuffix(key, "/robots.txt"); target != origin {
-		if st, ok := c.robots.Answer(target, now); ok && now.Sub(st.FetchedAt) < robotsShareFor {
+		if st, ok := h.robots.Answer(target, now); ok && now.Sub(st.FetchedAt) < robotsShareFor {
 			return fetchOf(st), st.FetchedAt, true
 		}
 	}

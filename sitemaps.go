@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -39,13 +40,7 @@ func (c *Crawler) seedItems() []frontier.Item {
 		}
 		if why := cfg.scope.checkStart(u.Origin); why != "" {
 			c.log.Warn("seed out of scope", "url", raw, "reason", why)
-			c.stats.reject(why)
-			c.metrics.rejected.WithLabelValues(why).Inc()
-			if c.stats.firstRefusal(raw) {
-				c.out.inventory(storage.Record{
-					URL: raw, FoundVia: storage.FoundSeed, FetchedAt: c.now(), Error: "out of scope: " + why,
-				})
-			}
+			c.refused(storage.Record{URL: raw, FoundVia: storage.FoundSeed}, why)
 			return
 		}
 		it := frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed}
@@ -81,11 +76,11 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 		// against robots.txt rather than dropped.
 		u, err := frontier.Resolve(base, raw, c.conf().Scope.MaxURLLength)
 		if err != nil {
-			c.stats.reject(rejectReason(err))
+			c.obs.reject(rejectReason(err))
 			continue
 		}
 		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
-			c.stats.reject(why)
+			c.obs.reject(why)
 			continue
 		}
 		items = append(items, frontier.Item{
@@ -98,7 +93,7 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 	}
 	c.dueWhenFound(items, c.now())
 	if _, err := c.front.Add(items); err != nil {
-		c.fail("queue sitemaps", err)
+		c.stop(fmt.Errorf("state_dir %s: queue sitemaps: %w", c.cfg.StateDir, err))
 	}
 }
 
@@ -121,7 +116,7 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 		}
 		u, err := frontier.Canonicalize(e.Loc, c.conf().Scope.MaxURLLength)
 		if err != nil {
-			c.stats.reject(rejectReason(err))
+			c.obs.reject(rejectReason(err))
 			return nil
 		}
 		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
@@ -132,7 +127,7 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 		if e.Child {
 			it.Kind, it.Priority = frontier.KindSitemap, sitemapPriority
 		} else {
-			c.metrics.sitemapURLs.Inc()
+			c.obs.sitemapURL()
 			it.Priority, it.InSitemap = e.Priority, true
 			if !e.Lastmod.IsZero() {
 				it.Lastmod = e.Lastmod.UTC().Format(time.RFC3339)
@@ -150,6 +145,6 @@ func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *respon
 }
 
 func (c *Crawler) sitemapWarning(w sitemap.Warning) {
-	c.metrics.warnings.WithLabelValues(string(w.Rule)).Inc()
+	c.obs.sitemapWarning(string(w.Rule))
 	c.log.Warn("sitemap", "warning", w.String())
 }

@@ -207,9 +207,10 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 
 // printSummary writes what a run did, in a few lines.
 func printSummary(w io.Writer, s crawler.Summary) {
-	fmt.Fprintf(w, "crawled %d URLs in %s (%s), %d left queued\n",
-		s.Done, s.Elapsed.Round(time.Millisecond), formatBytes(s.Bytes), s.Queued)
-	fmt.Fprintf(w, "  by status: %s\n", formatCounts(s.ByStatus))
+	fmt.Fprintf(w, "crawled %d URLs in %s: %d pages fetched (%s), %d left queued\n",
+		s.Done, s.Elapsed.Round(time.Millisecond), s.Fetched(), formatBytes(s.Bytes), s.Queued)
+	fmt.Fprintf(w, "  pages by status: %s\n", formatCounts(s.Pages))
+	fmt.Fprintf(w, "  requests by status (robots.txt and redirects included): %s\n", formatCounts(s.Requests))
 	fmt.Fprintf(w, "  refused by robots.txt: %d\n", s.Disallowed)
 	if len(s.Rejected) > 0 {
 		fmt.Fprintf(w, "  kept out: %s\n", formatCounts(s.Rejected))
@@ -219,6 +220,9 @@ func printSummary(w io.Writer, s crawler.Summary) {
 	}
 	if s.BrokenLinks > 0 {
 		fmt.Fprintf(w, "  broken links in the mirror: %d (listed in the log)\n", s.BrokenLinks)
+	}
+	if len(s.OutputErrors) > 0 {
+		fmt.Fprintf(w, "  failed writes: %s\n", formatCounts(s.OutputErrors))
 	}
 	if s.StateErrors > 0 {
 		fmt.Fprintf(w, "  state errors: %d (see the log)\n", s.StateErrors)

@@ -8,13 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler"
 	"github.com/politecrawl/crawler/robots"
 )
 
@@ -54,10 +53,10 @@ func runRobots(ctx context.Context, args []string, s stdio) error {
 		check = func(_ context.Context, u string) (bool, error) { return g.Allowed(u), nil }
 	} else {
 		origins = &originRobots{
-			client: &http.Client{Timeout: *timeout},
-			agent:  *agent,
-			groups: map[string]*robots.Group{},
-			log:    s.err,
+			timeout: *timeout,
+			agent:   *agent,
+			groups:  map[string]*robots.Group{},
+			log:     s.err,
 		}
 		check = origins.allowed
 	}
@@ -148,7 +147,7 @@ func eachURL(args []string, in io.Reader, fn func(string) error) error {
 // originRobots fetches the robots.txt of each origin the first time one of
 // its URLs comes, and keeps the agent's group for the rest of the run.
 type originRobots struct {
-	client    *http.Client
+	timeout   time.Duration // of each request
 	agent     string
 	groups    map[string]*robots.Group
 	log       io.Writer
@@ -164,7 +163,7 @@ func (o *originRobots) allowed(ctx context.Context, raw string) (bool, error) {
 	}
 	g, ok := o.groups[origin]
 	if !ok {
-		f, err := politeness.FetchRobots(ctx, o.client, origin, o.agent, nil)
+		f, err := crawler.FetchRobots(ctx, o.agent, o.timeout, origin)
 		if err != nil {
 			return false, err
 		}

@@ -1,4 +1,4 @@
-package politeness
+package crawler
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,7 +63,7 @@ func TestFetchRobotsAnswers(t *testing.T) {
 				path.Store(r.URL.Path)
 				c.handler(w, r)
 			})
-			f, err := FetchRobots(context.Background(), srv.Client(), srv.URL+"/some/page?x=1", "ExampleBot/1.0", nil)
+			f, err := FetchRobots(context.Background(), "ExampleBot/1.0", time.Minute, srv.URL+"/some/page?x=1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,9 +83,10 @@ func TestFetchRobotsAnswers(t *testing.T) {
 
 // chainServer redirects /robots.txt through n hops, alternating relative
 // and absolute Locations, then answers 200.
-func chainServer(t *testing.T, n int) *httptest.Server {
+func chainServer(t *testing.T, n int, seen *[]string) *httptest.Server {
 	var srv *httptest.Server
 	srv = robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		*seen = append(*seen, r.URL.RequestURI())
 		hop := 0
 		fmt.Sscanf(r.URL.Query().Get("hop"), "%d", &hop)
 		if hop < n {
@@ -115,13 +115,9 @@ func TestFetchRobotsRedirects(t *testing.T) {
 		{6, 301, 5, robots.ResultMissing},
 		{50, 301, 5, robots.ResultMissing},
 	} {
-		srv := chainServer(t, c.hops)
 		var seen []string
-		before := func(ctx context.Context, u *url.URL) error {
-			seen = append(seen, u.RequestURI())
-			return nil
-		}
-		f, err := FetchRobots(context.Background(), srv.Client(), srv.URL, "ExampleBot", before)
+		srv := chainServer(t, c.hops, &seen)
+		f, err := FetchRobots(context.Background(), "ExampleBot", time.Minute, srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,39 +126,27 @@ func TestFetchRobotsRedirects(t *testing.T) {
 				c.hops, f.Status, f.Redirects, robots.Classify(f), c.status, c.redirect, c.result)
 		}
 		if len(seen) != c.redirect+1 || seen[0] != "/robots.txt" {
-			t.Errorf("%d hops: before saw %q", c.hops, seen)
+			t.Errorf("%d hops: the server saw %q", c.hops, seen)
 		}
 	}
 }
 
 func TestFetchRobotsCrossHostRedirect(t *testing.T) {
+	var hosts []string
 	target := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		hosts = append(hosts, r.Host)
 		fmt.Fprint(w, "User-agent: *\nDisallow: /moved\n")
 	})
 	origin := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		hosts = append(hosts, r.Host)
 		http.Redirect(w, r, target.URL+"/elsewhere.txt", http.StatusMovedPermanently)
 	})
-	var hosts []string
-	f, err := FetchRobots(context.Background(), origin.Client(), origin.URL, "ExampleBot",
-		func(ctx context.Context, u *url.URL) error { hosts = append(hosts, u.Host); return nil })
+	f, err := FetchRobots(context.Background(), "ExampleBot", time.Minute, origin.URL)
 	if err != nil || f.Status != 200 || f.Redirects != 1 || !strings.Contains(string(f.Body), "/moved") {
 		t.Fatalf("got %+v, %v", f, err)
 	}
 	if want := []string{strings.TrimPrefix(origin.URL, "http://"), strings.TrimPrefix(target.URL, "http://")}; fmt.Sprint(hosts) != fmt.Sprint(want) {
 		t.Errorf("hops %q, want %q", hosts, want)
-	}
-
-	// The hook may refuse a hop, say one out of scope.
-	errScope := errors.New("out of scope")
-	_, err = FetchRobots(context.Background(), origin.Client(), origin.URL, "ExampleBot",
-		func(ctx context.Context, u *url.URL) error {
-			if u.Host != strings.TrimPrefix(origin.URL, "http://") {
-				return errScope
-			}
-			return nil
-		})
-	if !errors.Is(err, errScope) {
-		t.Errorf("refused hop: err = %v", err)
 	}
 }
 
@@ -185,7 +169,7 @@ func TestFetchRobotsBigBody(t *testing.T) {
 			}
 		}
 	})
-	f, err := FetchRobots(context.Background(), srv.Client(), srv.URL, "ExampleBot", nil)
+	f, err := FetchRobots(context.Background(), "ExampleBot", time.Minute, srv.URL)
 	if err != nil || f.Status != 200 || len(f.Body) != robots.MaxSize {
 		t.Fatalf("got status %d, %d bytes, %v", f.Status, len(f.Body), err)
 	}
@@ -204,61 +188,28 @@ func TestFetchRobotsTimeoutAndCancel(t *testing.T) {
 		}
 	})
 	defer close(release)
-	client := srv.Client()
-	client.Timeout = 50 * time.Millisecond
-	f, err := FetchRobots(context.Background(), client, srv.URL, "ExampleBot", nil)
+	f, err := FetchRobots(context.Background(), "ExampleBot", 50*time.Millisecond, srv.URL)
 	if err != nil || f.Err == nil || robots.Classify(f) != robots.ResultUnreachable {
 		t.Errorf("timeout: got %+v, %v", f, err)
-	}
-	if client.CheckRedirect != nil {
-		t.Error("FetchRobots changed the caller's client")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FetchRobots(ctx, srv.Client(), srv.URL, "ExampleBot", nil); !errors.Is(err, context.Canceled) {
+	if _, err := FetchRobots(ctx, "ExampleBot", time.Minute, srv.URL); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 	// A server that is not there: a result, not an error.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	if f, err := FetchRobots(context.Background(), nil, dead.URL, "ExampleBot", nil); err != nil || f.Err == nil {
+	if f, err := FetchRobots(context.Background(), "ExampleBot", time.Minute, dead.URL); err != nil || f.Err == nil {
 		t.Errorf("refused connection: got %+v, %v", f, err)
 	}
 }
 
 func TestFetchRobotsBadOrigin(t *testing.T) {
 	for _, o := range []string{"", "example.com", "ftp://example.com", "http://", "://x", "mailto:a@b"} {
-		if _, err := FetchRobots(context.Background(), nil, o, "ExampleBot", nil); err == nil {
+		if _, err := FetchRobots(context.Background(), "ExampleBot", time.Minute, o); err == nil {
 			t.Errorf("origin %q: no error", o)
-		}
-	}
-}
-
-func TestMaxAge(t *testing.T) {
-	for _, c := range []struct {
-		values []string
-		want   time.Duration
-		ok     bool
-	}{
-		{nil, 0, false},
-		{[]string{"max-age=60"}, time.Minute, true},
-		{[]string{`public, MAX-AGE="120"`}, 2 * time.Minute, true},
-		{[]string{"private", "max-age=30"}, 30 * time.Second, true},
-		{[]string{"max-age=60, no-cache"}, 0, true},
-		{[]string{"no-store"}, 0, true},
-		{[]string{"max-age=-1"}, 0, false},
-		{[]string{"max-age=soon"}, 0, false},
-		{[]string{"max-age=99999999999999999999"}, robots.CacheMax, true},
-		{[]string{"max-age=9999999999"}, robots.CacheMax, true},
-		{[]string{"s-maxage=60"}, 0, false},
-	} {
-		h := http.Header{}
-		for _, v := range c.values {
-			h.Add("Cache-Control", v)
-		}
-		if d, ok := maxAge(h); d != c.want || ok != c.ok {
-			t.Errorf("%q: %v, %v; want %v, %v", c.values, d, ok, c.want, c.ok)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package crawler
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// admit turns the links of a page into frontier items: canonical, in scope,
+// not nofollow, each once. What is refused is counted by reason, and URLs
+// refused by scope get an inventory record so an audit sees them.
+func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
+	items := make([]frontier.Item, 0, len(links))
+	seen := make(map[string]bool, len(links))
+	for _, ln := range links {
+		if ln.kind == linkRequisite && !c.mirroring() {
+			continue
+		}
+		if c.cfg.Daemon.Enabled && ln.kind != linkRedirect && c.budget.reached() {
+			// A daemon at max_pages keeps revisiting what it has, and
+			// takes no new pages.
+			c.obs.reject("max-pages")
+			continue
+		}
+		if ln.nofollow && c.conf().Links.HonorNofollow {
+			c.obs.reject("nofollow")
+			continue
+		}
+		ln.url.Fragment, ln.url.RawFragment = "", ""
+		raw := ln.url.String()
+		canon, err := frontier.Canonicalize(raw, c.conf().Scope.MaxURLLength)
+		if err != nil {
+			c.refuse(parent, raw, ln.kind, rejectReason(err))
+			continue
+		}
+		if seen[canon.Key] || (strings.HasSuffix(canon.Key, "/robots.txt") && ln.kind != linkRedirect) {
+			continue // robots.txt is fetched as robots.txt, not as a page
+		}
+		seen[canon.Key] = true
+		depth, via := parent.Depth+1, frontier.ViaLink
+		switch ln.kind {
+		case linkRedirect:
+			depth, via = parent.Depth, frontier.ViaRedirect
+		case linkRequisite:
+			// A page's images, scripts and stylesheets are part of it, not
+			// a hop away: they are at its depth, so a mirror's pages at
+			// max_depth are whole (as wget -p has them) and no URL is
+			// fetched deeper than max_depth.
+			depth = parent.Depth
+		}
+		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth); why != "" {
+			c.refuse(parent, raw, ln.kind, why)
+			continue
+		}
+		kind := frontier.KindPage
+		if ln.kind == linkRedirect {
+			kind = parent.Kind
+		}
+		items = append(items, frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind})
+	}
+	return items
+}
+
+func rejectReason(err error) string {
+	var re *frontier.URLError
+	if errors.As(err, &re) {
+		return string(re.Reason)
+	}
+	return "invalid"
+}
+
+// refuse counts a URL kept out of the frontier and records it once (per
+// run, within a bounded memory) in the inventory.
+func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why string) {
+	depth, via := parent.Depth+1, storage.FoundLink
+	switch {
+	case kind == linkRedirect:
+		depth, via = parent.Depth, storage.FoundRedirect
+	case kind == linkSitemap:
+		depth, via = 0, storage.FoundSitemap
+	}
+	c.refused(storage.Record{URL: raw, Depth: depth, FoundVia: via, Referrer: parent.Request}, why)
+}
+
+// refused counts a URL kept out for why and gives it an inventory record,
+// the first time this run.
+func (c *Crawler) refused(rec storage.Record, why string) {
+	c.obs.reject(why)
+	if !c.refusals.first(rec.URL) {
+		return
+	}
+	rec.FetchedAt, rec.Error = c.now(), "out of scope: "+why
+	if err := c.out.inventory(rec); err != nil {
+		c.stop(&writeError{output: "output.urls", err: err})
+	}
+}
+
+// maxRefusals bounds the set of refused URLs remembered so that each is
+// recorded in the inventory once; past it the set starts again, and a URL
+// may be recorded twice.
+const maxRefusals = 100_000
+
+// refusals remembers the URLs refused this run, within maxRefusals.
+type refusals struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+}
+
+// first reports whether raw was not refused before.
+func (r *refusals) first(raw string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.seen[raw]; ok {
+		return false
+	}
+	if r.seen == nil || len(r.seen) >= maxRefusals {
+		r.seen = map[string]struct{}{}
+	}
+	r.seen[raw] = struct{}{}
+	return true
+}

@@ -1,0 +1,213 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// answer turns a response into the visit's outcome: its inventory record,
+// its page record, the URLs it leads to, and what is kept of it (the
+// WARC record, the mirror file). What the config asks to keep must be
+// kept for the URL to be done: a failed write is the outcome instead.
+func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response, prev storage.Page, known bool) outcome {
+	now := c.now()
+	rec := storage.Record{
+		Robots: storage.RobotsAllowed, Status: resp.status, ContentType: resp.header.Get("Content-Type"),
+		Bytes: int64(len(resp.body)), DurationMS: resp.duration.Milliseconds(),
+	}
+	page := c.pageOf(l, resp, prev, known)
+	page.FetchedAt = now
+	u := mustParse(l.Request)
+	ref, err := c.out.saveWARC(u, resp, resp.sent, page.WARC)
+	if err != nil {
+		return failed("output.warc", err)
+	}
+	page.WARC = ref
+	var links []frontier.Item
+	switch {
+	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
+		links = c.redirect(l, resp, &rec)
+	case resp.status == 304 && known:
+		rec.NotModified = true
+		c.obs.notModifiedAnswer()
+		warc := page.WARC
+		page = prev
+		page.FetchedAt, page.Unchanged, page.WARC = now, prev.Unchanged+1, warc
+	case resp.status >= 200 && resp.status < 300 && resp.undecoded != "":
+		rec.Error = fmt.Sprintf("body in an unsupported Content-Encoding %q: not read", resp.undecoded)
+	case resp.status >= 200 && resp.status < 300:
+		if links, err = c.content(ctx, l, resp, &rec, &page, prev, known); err != nil {
+			return failed("output.mirror_dir", err)
+		}
+	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
+		// Every revisit that finds the page missing says so, whether it
+		// was there at the first visit or not: the last record of a URL
+		// is its current state. The page keeps the type of its last
+		// body, which named its mirror file.
+		rec.Gone, page.ContentType = true, prev.ContentType
+		if !c.conf().Daemon.KeepGone && prev.MirrorPath != "" {
+			if err := c.out.removeMirror(u, prev.ContentType); err != nil {
+				return failed("output.mirror_dir", err)
+			}
+			page.MirrorPath, page.Relinked = "", false
+		}
+	}
+	if resp.status >= 200 && resp.status < 300 && l.Kind == frontier.KindPage {
+		c.hosts.addPage(l.Origin)
+		c.budget.fetched.Add(1)
+	}
+	o := done(rec)
+	o.links, o.page = links, &page
+	return o
+}
+
+// pageOf starts the page record of a response. The file an earlier visit
+// saved stays as it is until a new body replaces it or the page is gone:
+// its type named it, and it may have been relinked. An answer with no body
+// for the mirror (a redirect, an error) must not leave it to be relinked
+// again, which would read its relative links as the site's.
+func (c *Crawler) pageOf(l *frontier.Lease, resp *response, prev storage.Page, known bool) storage.Page {
+	page := storage.Page{
+		Key: l.Key, URL: l.Request, FinalURL: l.Request, Status: resp.status,
+		ContentType: resp.header.Get("Content-Type"), Length: int64(len(resp.body)),
+		ETag: resp.header.Get("ETag"), LastModified: resp.header.Get("Last-Modified"),
+		Depth: l.Depth, Referrer: l.Referrer, Duration: resp.duration,
+	}
+	if known {
+		page.Unchanged, page.WARC = prev.Unchanged, prev.WARC
+		if prev.MirrorPath != "" {
+			page.MirrorPath, page.ContentType, page.Relinked = prev.MirrorPath, prev.ContentType, prev.Relinked
+		}
+	}
+	return page
+}
+
+// content reads a 2xx body: a sitemap's entries, or a page's links, and
+// saves the page in the mirror. The error is the mirror's.
+func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response, rec *storage.Record,
+	page *storage.Page, prev storage.Page, known bool) ([]frontier.Item, error) {
+	page.ContentType = rec.ContentType
+	page.Hash = storage.ContentHash(resp.body)
+	if known && prev.Hash == page.Hash {
+		page.Unchanged = prev.Unchanged + 1
+	} else {
+		page.Unchanged = 0
+	}
+	if resp.truncated {
+		rec.Error = "body cut at fetch.max_body"
+	}
+	var links []frontier.Item
+	if l.Kind == frontier.KindSitemap {
+		c.parsing(func() { links = c.readSitemap(ctx, l, resp, rec) })
+		return links, nil
+	}
+	c.parsing(func() { links = c.follow(l, resp, page) })
+	switch {
+	case !c.mirroring():
+	case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
+		// The body the mirror holds, maybe relinked since: a revisit
+		// of a server that sends no validators leaves it as it is.
+	default:
+		path, err := c.out.saveMirror(mustParse(l.Request), resp)
+		if err != nil {
+			return nil, err
+		}
+		page.MirrorPath, page.Relinked = path, false
+	}
+	return links, nil
+}
+
+// parsing runs parse, which reads a response's links, holding one of
+// c.cpu's slots. Saving the body (file creation, whose cost is in the
+// kernel and which one directory serialises) and writing the outcome
+// (an fsync) hold none, so that they go on beside the next parse.
+func (c *Crawler) parsing(parse func()) {
+	c.cpu <- struct{}{}
+	defer func() { <-c.cpu }()
+	parse()
+}
+
+// redirect turns a 3xx answer into the next hop: a new frontier item with
+// the depth of the URL that redirected, checked like any link. Loops end in
+// the seen set; chains end at fetch.max_redirects.
+func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
+	loc := strings.TrimSpace(resp.header.Get("Location"))
+	if loc == "" {
+		rec.Error = "redirect without Location"
+		return nil
+	}
+	target, err := mustParse(l.Request).Parse(loc)
+	if err != nil {
+		rec.Error = "bad Location: " + err.Error()
+		return nil
+	}
+	rec.FinalURL = target.String()
+	if c.redirectsOf(l) >= c.conf().Fetch.MaxRedirects {
+		rec.Error = "too many redirects"
+		c.obs.reject("redirects")
+		return nil
+	}
+	return c.admit(l, []link{{url: target, kind: linkRedirect}})
+}
+
+// follow extracts the links of an HTML page (and, for the mirror, the
+// references of a stylesheet) unless robots meta tags or X-Robots-Tag say
+// nofollow. A page's canonical URL and hreflang alternates go into its
+// record.
+func (c *Crawler) follow(l *frontier.Lease, resp *response, page *storage.Page) []frontier.Item {
+	base := mustParse(l.Request)
+	ct := resp.header.Get("Content-Type")
+	switch {
+	case isHTML(ct, resp.body):
+		e := extractHTML(resp.body, ct, base, c.agent)
+		page.Canonical, page.Hreflang = e.canonical, e.hreflang
+		if c.conf().Links.HonorMetaRobots {
+			if nf, _ := xRobotsTag(resp.header, c.agent); nf || e.nofollow {
+				return c.admit(l, requisitesOnly(e.links))
+			}
+		}
+		return c.admit(l, e.links)
+	case isCSS(ct) && c.mirroring():
+		return c.admit(l, extractCSS(resp.body, base))
+	}
+	return nil
+}
+
+func requisitesOnly(links []link) []link {
+	var out []link
+	for _, ln := range links {
+		if ln.kind == linkRequisite {
+			out = append(out, ln)
+		}
+	}
+	return out
+}
+
+func (c *Crawler) mirroring() bool { return c.conf().Output.MirrorDir != "" && !c.opts.NoBodies }
+
+// redirectsOf is how many redirects led to the lease's URL: the chain of
+// referrers, each recorded with a 3xx answer, that ends at it. It looks no
+// further than max_redirects+1 hops.
+func (c *Crawler) redirectsOf(l *frontier.Lease) int {
+	if l.Via != frontier.ViaRedirect {
+		return 0
+	}
+	n, ref := 0, l.Referrer
+	for n <= c.conf().Fetch.MaxRedirects {
+		u, err := frontier.Canonicalize(ref, 0)
+		if err != nil {
+			break
+		}
+		p, ok, err := c.pages.Get(u.Key)
+		if err != nil || !ok || p.Status < 300 || p.Status > 399 {
+			break
+		}
+		n++
+		ref = p.Referrer
+	}
+	return n
+}

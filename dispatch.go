@@ -1,0 +1,205 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// wake tells the dispatcher that something changed: a worker finished, or a
+// host became ready.
+func (c *Crawler) wake() {
+	select {
+	case c.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// dispatch hands leases to the workers as hosts become ready, and returns
+// when there is nothing left to do, a limit is hit, or ctx is cancelled.
+func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !c.cfg.Daemon.Enabled && c.budget.reached() {
+			c.log.Info("page limit reached", "max_pages", c.conf().Scope.MaxPages)
+			return nil
+		}
+		now := c.now()
+		wakeup := c.front.Wake()
+		working := c.working.Load() // before Next: a worker ending after it wakes us
+		l, idle, err := c.front.Next(now)
+		if err != nil {
+			return fmt.Errorf("frontier: %w", err)
+		}
+		if l != nil {
+			if !c.handOut(ctx, l, work) {
+				return nil
+			}
+			continue
+		}
+		if working == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
+			return nil // drained, or only parked hosts are left
+		}
+		wait := time.Minute
+		if !idle.Until.IsZero() {
+			wait = min(max(idle.Until.Sub(now), time.Millisecond), time.Minute)
+		}
+		timer.Reset(wait)
+		select {
+		case <-wakeup:
+		case <-c.wakeCh:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// handOut gives lease l to a worker, unless it must wait: for its host's
+// sitemap being read, or for max_pages. It reports false when ctx ended.
+func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
+	if c.hosts.waitsForSitemap(l) {
+		c.settle(l, release(time.Time{})) // the host waits for its sitemap; others go on
+		return true
+	}
+	if l.Kind == frontier.KindPage && !c.cfg.Daemon.Enabled && c.budget.full() {
+		// Each page max_pages allows is fetched or being fetched: this
+		// one waits for a visit to end, which may not count.
+		c.settle(l, release(time.Time{}))
+		c.front.SetReady(l.Origin, c.now())
+		select {
+		case <-c.wakeCh:
+		case <-ctx.Done():
+		}
+		return true
+	}
+	c.handedOut(l.Kind, l.Origin)
+	select {
+	case work <- l:
+		return true
+	case <-ctx.Done():
+		c.handedBack(l.Kind, l.Origin)
+		c.settle(l, release(time.Time{}))
+		return false
+	}
+}
+
+// handedOut counts a lease of kind and origin handed to a worker.
+func (c *Crawler) handedOut(kind frontier.Kind, origin string) {
+	c.working.Add(1)
+	if kind == frontier.KindPage {
+		c.budget.out.Add(1)
+	} else {
+		c.hosts.readingSitemap(origin)
+	}
+}
+
+// handedBack undoes handedOut once the lease is settled or not handed out
+// after all.
+func (c *Crawler) handedBack(kind frontier.Kind, origin string) {
+	if kind == frontier.KindPage {
+		c.budget.out.Add(-1)
+	} else {
+		c.hosts.sitemapRead(origin)
+	}
+	c.working.Add(-1)
+}
+
+// budget is max_pages, a hard ceiling on the pages fetched: those of this
+// run and of earlier runs on the same state, and, for an ad hoc crawl, the
+// page leases out that may yet be fetched.
+type budget struct {
+	most    func() int   // scope.max_pages in force; 0 = unlimited
+	before  int64        // pages fetched by earlier runs
+	fetched atomic.Int64 // pages fetched this run
+	out     atomic.Int64 // page leases handed to workers and not yet settled
+}
+
+// reached reports whether max_pages pages were fetched.
+func (b *budget) reached() bool {
+	most := b.most()
+	return most > 0 && b.fetched.Load()+b.before >= int64(most)
+}
+
+// full reports whether the pages fetched and those being fetched make
+// max_pages already, so that workers in flight cannot overshoot it.
+func (b *budget) full() bool {
+	most := b.most()
+	return most > 0 && b.fetched.Load()+b.before+b.out.Load() >= int64(most)
+}
+
+// recordUnfetched ends an ad hoc crawl: each URL left queued gets an
+// inventory record that says why it was not fetched, so that an audit sees
+// every URL found — on hosts given up on, or past max_pages.
+func (c *Crawler) recordUnfetched() error {
+	if !c.budget.reached() {
+		if err := c.recordParked(); err != nil {
+			return fmt.Errorf("record the URLs of parked hosts: %w", err)
+		}
+	} else if c.budget.fetched.Load() > 0 {
+		if err := c.recordLeft(); err != nil {
+			return fmt.Errorf("record the URLs left at max_pages: %w", err)
+		}
+	}
+	return nil
+}
+
+// recordLeft gives each URL that max_pages left queued an inventory record
+// saying so. They stay queued: a run with a larger max_pages fetches them,
+// and its records come later.
+func (c *Crawler) recordLeft() error {
+	now := c.now()
+	return c.front.Pending(func(it frontier.Item) error {
+		rec := storage.Record{
+			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
+			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now,
+			Error: "not fetched: max_pages reached",
+		}
+		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
+		return c.out.inventory(rec)
+	})
+}
+
+// recordParked ends the URLs still queued on parked hosts, each with an
+// inventory record that says why it was not fetched. It runs once the rest
+// is drained; each host is unparked only to hand its URLs out (Next at a
+// time past any wait), and parked again for a later resume.
+func (c *Crawler) recordParked() error {
+	for _, h := range c.front.Hosts() {
+		if !h.Parked || h.Queued == 0 {
+			continue
+		}
+		if err := c.hosts.unparkToRecord(h.Origin); err != nil {
+			return err
+		}
+		for {
+			l, _, err := c.front.Next(farFuture)
+			if err != nil {
+				return err
+			}
+			if l == nil {
+				break
+			}
+			// Only a parked host has URLs left, so l is of h.Origin.
+			c.settle(l, done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason}))
+			c.front.SetReady(l.Origin, time.Time{})
+		}
+		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
+			return err
+		}
+	}
+	return c.halt.err()
+}

@@ -1,0 +1,430 @@
+package crawler
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler/robots"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// hosts owns what the crawl knows of each host (an origin): its politeness
+// gate, its robots.txt (the cache, the answers shared between hosts whose
+// robots.txt redirects, the copies saved for the next run), its waits and
+// parking, the pages fetched from it, and its sitemaps being read. Every
+// change it makes that bears on when the host may next be asked, it tells
+// the frontier itself (SetReady), so no caller has a step to forget.
+//
+// It is safe for concurrent use.
+type hosts struct {
+	gate   *politeness.Gate
+	robots *politeness.RobotsCache
+	share  robotsShare
+	front  *frontier.Frontier
+	saved  *storage.RobotsStates
+	obs    *observer
+	log    *slog.Logger
+	agent  string
+	conf   func() *liveConfig
+	now    func() time.Time
+
+	mu        sync.Mutex
+	pages     map[string]int       // pages fetched this run, by origin
+	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
+	reading   map[string]int       // sitemap leases out, by origin
+	heldBack  map[string]bool      // origins put off until their sitemaps are read
+	doneEarly int64                // pages fetched by earlier runs on this state
+}
+
+func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *storage.State,
+	obs *observer, log *slog.Logger, conf func() *liveConfig, now func() time.Time) *hosts {
+	h := &hosts{
+		gate:   politeness.New(gateConfig(cfg.Config), start),
+		robots: politeness.NewRobotsCache(ProductToken(cfg.UserAgent), 10000),
+		front:  front, saved: st.Robots, obs: obs, log: log,
+		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
+		pages: map[string]int{}, waitedTo: map[string]time.Time{},
+		reading: map[string]int{}, heldBack: map[string]bool{},
+	}
+	if cfg.Daemon.Enabled {
+		h.robots.SetMaxAge(cfg.Daemon.Recrawl)
+	}
+	return h
+}
+
+func gateConfig(cfg Config) politeness.Config {
+	return politeness.Config{
+		Delay:           cfg.Politeness.Delay,
+		MaxPerHost:      cfg.Politeness.MaxPerHost,
+		HonorCrawlDelay: cfg.Politeness.HonorCrawlDelay,
+		GiveUp:          cfg.Politeness.RetryAfterMax,
+	}
+}
+
+// reconfigure applies a reloaded config's politeness.
+func (h *hosts) reconfigure(cfg Config, now time.Time) {
+	h.gate.SetConfig(gateConfig(cfg), now)
+	if cfg.Daemon.Enabled {
+		h.robots.SetMaxAge(cfg.Daemon.Recrawl)
+	}
+}
+
+// restore gives the gate and the robots cache what earlier runs knew of
+// each host: Retry-After waits, parked hosts, robots.txt and its
+// Crawl-delay; and counts the pages earlier runs fetched, which max_pages
+// counts too.
+func (h *hosts) restore(now time.Time, pages *storage.Pages, countPages bool) error {
+	for _, fh := range h.front.Hosts() {
+		if fh.Wait.After(now) {
+			h.gate.Wait(fh.Origin, fh.Wait, politeness.WhyRetryAfter)
+		}
+		if fh.Parked {
+			h.gate.Park(fh.Origin, fh.ParkReason)
+		}
+	}
+	if countPages {
+		if err := pages.ForEach(func(p storage.Page) error {
+			if p.Status >= 200 && p.Status < 300 {
+				h.doneEarly++
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("count pages fetched: %w", err)
+		}
+	}
+	return h.saved.ForEach(func(origin string, st robots.State) error {
+		h.robots.Restore(origin, st)
+		d, _ := st.Rules().ForAgent(h.agent).CrawlDelay()
+		h.gate.SetCrawlDelay(origin, d, now)
+		return nil
+	})
+}
+
+// ready tells the frontier when the gate will next let origin be asked,
+// and counts the time the host is held back until then.
+func (h *hosts) ready(origin string, now time.Time) {
+	at, ok := h.gate.Ready(origin, now)
+	if !ok {
+		return // full or parked: a release readies it
+	}
+	h.countWait(origin, now, at)
+	h.front.SetReady(origin, at)
+}
+
+// countWait counts the part of [now, at] that origin is held back and that
+// was not counted before, while it has URLs to fetch: each moment a host
+// with work waits is counted once, however often it is readied.
+func (h *hosts) countWait(origin string, now, at time.Time) {
+	if !at.After(now) {
+		return
+	}
+	if fh, ok := h.front.Host(origin); !ok || fh.Queued+fh.Leased == 0 {
+		return
+	}
+	h.mu.Lock()
+	from := now
+	if to := h.waitedTo[origin]; to.After(from) {
+		from = to
+	}
+	if at.After(from) {
+		h.waitedTo[origin] = at
+	}
+	h.mu.Unlock()
+	h.obs.wait(at.Sub(from))
+}
+
+// acquire asks for a slot to start a request to origin at now. When the
+// gate refuses, the frontier is told when to hand the host out again and
+// that time is returned (zero: when a request of the host ends).
+func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
+	ok, at := h.gate.Acquire(origin, now)
+	switch {
+	case ok:
+		h.ready(origin, now)
+	case at.IsZero():
+		// Full or parked: the host waits for a request to end, whose
+		// release readies it. One may have ended just now, before the
+		// host was put off: ready checks again.
+		h.front.SetReady(origin, farFuture)
+		h.ready(origin, now)
+	default:
+		h.countWait(origin, now, at)
+		h.front.SetReady(origin, at)
+	}
+	return ok, at
+}
+
+// pass readies origin after a lease that made no request, at once, so that
+// its next URL need not wait for that lease's outcome to be written.
+func (h *hosts) pass(origin string, now time.Time) { h.ready(origin, now) }
+
+// sent records that a request to origin went out at t; the gate counts
+// the host's next start from then.
+func (h *hosts) sent(origin string, t time.Time) {
+	h.gate.Sent(origin, t)
+	h.ready(origin, t)
+}
+
+// sentLate records a request seen going out after its slot was released.
+func (h *hosts) sentLate(origin string, t time.Time) { h.gate.SentLate(origin, t) }
+
+// answered records the first byte of the answer to the request sent at sent.
+func (h *hosts) answered(origin string, sent, t time.Time) { h.gate.Answered(origin, sent, t) }
+
+// release gives back a slot with what came of its request, and applies the
+// gate's verdict: a wait the server asked for is kept across restarts, and
+// a host the gate gives up on is parked.
+func (h *hosts) release(origin string, now time.Time, r politeness.Result) politeness.Outcome {
+	out := h.gate.Release(origin, now, r)
+	h.ready(origin, now)
+	if r.Status == 429 || r.Status == 503 {
+		h.persistWait(origin, out.RetryAt)
+	}
+	if out.Parked != "" {
+		h.park(origin, out.Parked)
+	}
+	return out
+}
+
+// wait makes origin rest until until, for why, across restarts too.
+func (h *hosts) wait(origin string, until time.Time, why politeness.Why) {
+	h.gate.Wait(origin, until, why)
+	h.persistWait(origin, until)
+	h.ready(origin, h.now())
+}
+
+func (h *hosts) persistWait(origin string, until time.Time) {
+	if err := h.front.SetHostWait(origin, until); err != nil {
+		h.stateError("save host wait", err)
+	}
+}
+
+// park gives up on a host: for good in an ad hoc crawl (the summary lists
+// it, and its URLs are recorded as not fetched at the end); until the next
+// pass in a daemon, which must not lose a host to a passing outage.
+func (h *hosts) park(origin, reason string) {
+	if cfg := h.conf(); cfg.Daemon.Enabled {
+		until := h.now().Add(cfg.Daemon.Recrawl)
+		h.log.Warn("host resting until the next pass", "host", origin, "reason", reason, "until", until)
+		h.gate.Unpark(origin)
+		h.wait(origin, until, politeness.WhyBackoff)
+		return
+	}
+	h.log.Warn("host parked", "host", origin, "reason", reason)
+	h.gate.Park(origin, reason)
+	if err := h.front.Park(origin, reason); err != nil {
+		h.stateError("park host", err)
+	}
+}
+
+// unparkToRecord lets a parked host's URLs be handed out once more, only
+// to be recorded as not fetched (see Crawler.recordParked).
+func (h *hosts) unparkToRecord(origin string) error {
+	if err := h.front.Unpark(origin); err != nil {
+		return err
+	}
+	h.front.SetReady(origin, time.Time{})
+	return nil
+}
+
+// reparked parks origin again once its URLs are recorded, for a resume.
+func (h *hosts) reparked(origin, reason string) error { return h.front.Park(origin, reason) }
+
+func (h *hosts) stateError(what string, err error) {
+	h.obs.stateError()
+	h.log.Error(what, "err", err)
+}
+
+// addPage counts a page of origin fetched this run; pagesOf reads it.
+func (h *hosts) addPage(origin string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pages[origin]++
+}
+
+func (h *hosts) pagesOf(origin string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pages[origin]
+}
+
+// Sitemaps being read make their host's links wait. A URL a sitemap lists
+// is at depth 0 (README, "Semantics"), but the frontier can only lower the
+// depth of a URL still queued: were /a, found by a link at depth 1, handed
+// out while the sitemap listing it was being parsed, it would be fetched
+// at depth 1 and its own links counted from there, which max_depth would
+// cut short. Sitemaps go first in their host's queue (they are queued at
+// the top priority), so the wait is for one parse at most. Only the
+// leases of the sitemap's own origin wait (the protocol keeps a sitemap's
+// URLs on its host); the dispatcher goes on with other hosts.
+
+// readingSitemap counts a sitemap lease of origin handed to a worker.
+func (h *hosts) readingSitemap(origin string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reading[origin]++
+}
+
+// sitemapRead counts a sitemap lease of origin finished, its URLs in the
+// frontier, and readies the host when it was the last one and a link of
+// the host was put off.
+func (h *hosts) sitemapRead(origin string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reading[origin]--; h.reading[origin] > 0 {
+		return
+	}
+	delete(h.reading, origin)
+	if h.heldBack[origin] {
+		delete(h.heldBack, origin)
+		h.ready(origin, h.now())
+	}
+}
+
+// waitsForSitemap reports whether page lease l, a link of a host with a
+// sitemap being read, must wait; if so the host is not handed out until
+// the sitemap is read, and the caller gives l back. Pages at depth 0 have
+// nothing to gain and go on.
+func (h *hosts) waitsForSitemap(l *frontier.Lease) bool {
+	if l.Kind != frontier.KindPage || l.Depth == 0 {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reading[l.Origin] == 0 {
+		return false
+	}
+	h.front.SetReady(l.Origin, farFuture)
+	h.heldBack[l.Origin] = true
+	return true
+}
+
+// farFuture is later than any wait the frontier may hold.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// hostView is one host in /hosts.
+type hostView struct {
+	Origin    string    `json:"origin"`
+	Robots    string    `json:"robots"`
+	Delay     string    `json:"delay"`
+	DelayWhy  string    `json:"delay_why"`
+	Waiting   string    `json:"waiting,omitempty"`
+	InFlight  int       `json:"in_flight"`
+	Queued    int64     `json:"queued"`
+	Done      int64     `json:"done"`
+	Pages     int       `json:"pages_fetched"`
+	ErrStreak int       `json:"error_streak"`
+	NextAt    time.Time `json:"next_eligible,omitzero"`
+	Parked    string    `json:"parked,omitempty"`
+
+	waitingFor time.Duration // how long it still waits, when Waiting
+}
+
+// snapshot lists every host the gate knows, sorted by origin, as /hosts
+// shows it.
+func (h *hosts) snapshot(now time.Time) []hostView {
+	queues := map[string]frontier.HostStats{}
+	for _, fh := range h.front.Hosts() {
+		queues[fh.Origin] = fh
+	}
+	var out []hostView
+	for _, g := range h.gate.Snapshot(now) {
+		q := queues[g.Origin]
+		v := hostView{
+			Origin: g.Origin, Robots: h.robots.Status(g.Origin, now),
+			Delay: g.DelayText, DelayWhy: string(g.DelayWhy), Waiting: string(g.WaitingWhy),
+			InFlight: g.InFlight, Queued: q.Queued, Done: q.Done, Pages: h.pagesOf(g.Origin),
+			ErrStreak: g.ErrStreak, NextAt: g.NextAt, Parked: g.Parked,
+		}
+		if g.Waiting {
+			v.waitingFor = g.NextAt.Sub(now)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// counts are how many hosts are active, waiting and parked.
+func countHosts(views []hostView) (active, waiting, parked int) {
+	for _, v := range views {
+		switch {
+		case v.Parked != "":
+			parked++
+		case v.Waiting != "":
+			waiting++
+		default:
+			active++
+		}
+	}
+	return active, waiting, parked
+}
+
+// idle reports whether every host with URLs queued is given up on for now:
+// parked, or waiting longer than politeness.retry_after_max from now, the
+// longest wait the crawl keeps to before it gives up on a host (in a
+// daemon, a host given up on rests until the next pass). A host that keeps
+// its politeness interval, or waits a shorter while (a Retry-After, a
+// backoff after errors, its robots.txt to answer), is fetched this pass.
+func (h *hosts) idle(now time.Time) bool {
+	giveUp := h.conf().Politeness.RetryAfterMax
+	off := map[string]bool{}
+	for _, v := range h.snapshot(now) {
+		if v.Parked != "" || v.Waiting != "" && v.waitingFor > giveUp {
+			off[v.Origin] = true
+		}
+	}
+	for _, fh := range h.front.Hosts() {
+		if fh.Queued > 0 && !fh.Parked && !off[fh.Origin] && fh.Wait.Sub(now) <= giveUp {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitRobots keeps origin from being handed out while another worker
+// fetches its robots.txt; that worker readies it when it is stored. The
+// fetch may have ended just now, before the host was put off: then it is
+// readied here.
+func (h *hosts) awaitRobots(origin string, now time.Time) {
+	h.front.SetReady(origin, farFuture)
+	if h.robots.Status(origin, now) != "fetching" {
+		h.ready(origin, now)
+	}
+}
+
+// robotsUnreachable makes origin wait until its robots.txt is due again.
+func (h *hosts) robotsUnreachable(origin string, until time.Time) {
+	h.gate.Wait(origin, until, politeness.WhyRobots)
+	h.ready(origin, h.now())
+}
+
+// learnRobots stores what the policy makes of robots.txt fetch f of
+// origin, asked for at asked and answered at done, and applies its
+// Crawl-delay. It returns the new state and that Crawl-delay.
+func (h *hosts) learnRobots(origin string, f robots.Fetch, asked, done time.Time) (robots.State, time.Duration) {
+	// A copy is fresh for its max-age from when it was asked for, as RFC
+	// 9111 counts a response's age: counted from a slow answer's end, it
+	// would outlive the server's own reckoning. Failures back off from
+	// their end.
+	stamp := done
+	if r := robots.Classify(f); r == robots.ResultOK || r == robots.ResultMissing {
+		stamp = asked
+	}
+	st := h.robots.Store(origin, f, stamp)
+	h.obs.robotsResult(string(st.Result))
+	d, _ := st.Rules().ForAgent(h.agent).CrawlDelay()
+	h.gate.SetCrawlDelay(origin, d, done)
+	return st, d
+}
+
+// saveRobots keeps origin's robots.txt state for the next run. A failure is
+// logged: the next run fetches robots.txt again.
+func (h *hosts) saveRobots(origin string, st robots.State) {
+	if err := h.saved.Put(origin, st); err != nil {
+		h.stateError("save robots.txt state", err)
+	}
+}

@@ -1,0 +1,270 @@
+package crawler
+
+import (
+	"maps"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// observer hears each event of a crawl once and keeps its counts. The end
+// summary, the progress line and /metrics are all read from it (with the
+// frontier's and the hosts' own state for what is queued and waiting), so
+// they cannot disagree. It is safe for concurrent use.
+type observer struct {
+	mu           sync.Mutex
+	requests     map[string]int64 // every request, robots.txt and hops included, by class
+	pages        map[string]int64 // pages and sitemaps fetched, one per visit, by class
+	bytes        int64
+	done         int64 // URLs completed: fetched, refused by robots.txt, kept out
+	disallowed   int64
+	rejected     map[string]int64 // URLs kept out, by reason
+	retries      int64
+	notModified  int64
+	robots       map[string]int64 // robots.txt fetches, by what the policy made of them
+	sitemapURLs  int64
+	warnings     map[string]int64 // sitemap warnings, by rule
+	waited       time.Duration
+	stateErrors  int64
+	outputErrors map[string]int64 // failed writes, by output
+
+	duration prometheus.Histogram
+	reg      *prometheus.Registry
+	// gauges reads what the crawl holds now: set once by the crawler
+	// before the first scrape.
+	gauges func() gauges
+}
+
+// gauges are the crawl's current levels, read at each scrape.
+type gauges struct {
+	queued, leased, done    int64
+	active, waiting, parked int
+}
+
+// statusClasses are the code labels of crawler_fetches_total: a 304 is a
+// class of its own, since a revisit answered "not modified" is neither a
+// redirect nor a new page.
+var statusClasses = []string{"2xx", "3xx", "304", "4xx", "5xx", "error"}
+
+// statusClass is the class of a status; 0 (no answer) is "error".
+func statusClass(status int) string {
+	switch {
+	case status == 304:
+		return "304"
+	case status < 100 || status > 599:
+		return "error"
+	}
+	return strconv.Itoa(status/100) + "xx"
+}
+
+func newObserver() *observer {
+	o := &observer{
+		requests: map[string]int64{}, pages: map[string]int64{}, rejected: map[string]int64{},
+		robots: map[string]int64{}, warnings: map[string]int64{}, outputErrors: map[string]int64{},
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "crawler_fetch_duration_seconds",
+			Help:    "Time from sending a request to the end of its body.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+		}),
+		reg:    prometheus.NewRegistry(),
+		gauges: func() gauges { return gauges{} },
+	}
+	o.reg.MustRegister(o, o.duration,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return o
+}
+
+// request counts one request: its answer's status (0 for none), the body
+// bytes read and how long it took.
+func (o *observer) request(status, bytes int, took time.Duration) {
+	if status != 0 {
+		o.duration.Observe(took.Seconds())
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.requests[statusClass(status)]++
+	o.bytes += int64(bytes)
+}
+
+// page counts a page or sitemap visit that made its request, by the
+// answer's status (0 for none).
+func (o *observer) page(status int) { o.add(o.pages, statusClass(status)) }
+
+func (o *observer) urlDone()              { o.inc(&o.done) }
+func (o *observer) disallow()             { o.inc(&o.disallowed) }
+func (o *observer) retry()                { o.inc(&o.retries) }
+func (o *observer) notModifiedAnswer()    { o.inc(&o.notModified) }
+func (o *observer) sitemapURL()           { o.inc(&o.sitemapURLs) }
+func (o *observer) stateError()           { o.inc(&o.stateErrors) }
+func (o *observer) reject(reason string)  { o.add(o.rejected, reason) }
+func (o *observer) robotsResult(r string) { o.add(o.robots, r) }
+func (o *observer) sitemapWarning(rule string) {
+	o.add(o.warnings, rule)
+}
+func (o *observer) outputError(output string) { o.add(o.outputErrors, output) }
+
+// wait counts time a host with work was held back by politeness.
+func (o *observer) wait(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.waited += d
+}
+
+func (o *observer) inc(n *int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	*n++
+}
+
+func (o *observer) add(m map[string]int64, k string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m[k]++
+}
+
+// errors is how many requests got no answer, and how many writes failed.
+func (o *observer) errors() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := o.requests["error"]
+	for _, e := range o.outputErrors {
+		n += e
+	}
+	return n
+}
+
+// fill copies the counts into a summary.
+func (o *observer) fill(s *Summary) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s.Done, s.Bytes, s.Disallowed, s.Retries = o.done, o.bytes, o.disallowed, o.retries
+	s.Pages, s.Requests, s.Rejected = maps.Clone(o.pages), maps.Clone(o.requests), maps.Clone(o.rejected)
+	s.StateErrors, s.OutputErrors = o.stateErrors, maps.Clone(o.outputErrors)
+	s.PoliteWait = o.waited
+}
+
+// The series of /metrics (see README, "Metrics").
+var (
+	descFetches = prometheus.NewDesc("crawler_fetches_total",
+		"Requests made (pages, sitemaps, robots.txt, redirect hops), by status class (304 on its own), or error when no answer came.", []string{"code"}, nil)
+	descPages = prometheus.NewDesc("crawler_pages_fetched_total",
+		"Page and sitemap URLs fetched, one per visit that made its request, by the answer's status class.", []string{"code"}, nil)
+	descBytes = prometheus.NewDesc("crawler_bytes_total",
+		"Body bytes received, after decoding.", nil, nil)
+	descDone = prometheus.NewDesc("crawler_urls_done_total",
+		"URLs completed: fetched, refused by robots.txt or kept out.", nil, nil)
+	descRobots = prometheus.NewDesc("crawler_robots_requests_total",
+		"robots.txt fetches, by what the policy made of them.", []string{"result"}, nil)
+	descWait = prometheus.NewDesc("crawler_politeness_wait_seconds_total",
+		"Time hosts with URLs to fetch were held back by delays, Crawl-delay, Retry-After and backoff.", nil, nil)
+	descRejected = prometheus.NewDesc("crawler_urls_rejected_total",
+		"URLs kept out of the frontier, by reason.", []string{"reason"}, nil)
+	descRetries = prometheus.NewDesc("crawler_retries_total",
+		"Fetches put back to be tried again.", nil, nil)
+	descDisallowed = prometheus.NewDesc("crawler_robots_disallowed_total",
+		"URLs not fetched because robots.txt disallows them.", nil, nil)
+	descNotModified = prometheus.NewDesc("crawler_not_modified_total",
+		"Revisits answered 304 Not Modified.", nil, nil)
+	descSitemapURLs = prometheus.NewDesc("crawler_sitemap_urls_total",
+		"Page URLs read from sitemaps.", nil, nil)
+	descWarnings = prometheus.NewDesc("crawler_sitemap_warnings_total",
+		"Sitemap entries dropped or files cut, by rule.", []string{"rule"}, nil)
+	descStateErrors = prometheus.NewDesc("crawler_state_errors_total",
+		"Failed writes of the crawl's state that the crawl carried on after.", nil, nil)
+	descOutputErrors = prometheus.NewDesc("crawler_output_errors_total",
+		"Failed writes of the outputs (inventory, mirror, WARC), by output.", []string{"output"}, nil)
+	descFrontier = prometheus.NewDesc("crawler_frontier_urls",
+		"URLs in the frontier, by state.", []string{"state"}, nil)
+	descHosts = prometheus.NewDesc("crawler_hosts",
+		"Hosts, by state: active (may be asked now or has requests in flight), waiting, parked.", []string{"state"}, nil)
+)
+
+// Describe is prometheus.Collector's.
+func (o *observer) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(o, ch) }
+
+// Collect is prometheus.Collector's: the counts as they are now.
+func (o *observer) Collect(ch chan<- prometheus.Metric) {
+	g := o.gauges()
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	byLabel := func(d *prometheus.Desc, m map[string]int64) {
+		for k, v := range m {
+			counter(d, float64(v), k)
+		}
+	}
+	o.mu.Lock()
+	for _, c := range statusClasses {
+		counter(descFetches, float64(o.requests[c]), c)
+		counter(descPages, float64(o.pages[c]), c)
+	}
+	counter(descBytes, float64(o.bytes))
+	counter(descDone, float64(o.done))
+	byLabel(descRobots, o.robots)
+	counter(descWait, o.waited.Seconds())
+	byLabel(descRejected, o.rejected)
+	counter(descRetries, float64(o.retries))
+	counter(descDisallowed, float64(o.disallowed))
+	counter(descNotModified, float64(o.notModified))
+	counter(descSitemapURLs, float64(o.sitemapURLs))
+	byLabel(descWarnings, o.warnings)
+	counter(descStateErrors, float64(o.stateErrors))
+	byLabel(descOutputErrors, o.outputErrors)
+	o.mu.Unlock()
+	gauge(descFrontier, float64(g.queued), "queued")
+	gauge(descFrontier, float64(g.leased), "leased")
+	gauge(descFrontier, float64(g.done), "done")
+	gauge(descHosts, float64(g.active), "active")
+	gauge(descHosts, float64(g.waiting), "waiting")
+	gauge(descHosts, float64(g.parked), "parked")
+}
+
+// Summary is what a run did, for the report at its end.
+type Summary struct {
+	Elapsed time.Duration `json:"elapsed"`
+	// Done counts the URLs completed this run: fetched, refused by
+	// robots.txt or kept out.
+	Done int64 `json:"done"`
+	// Pages counts the page and sitemap URLs fetched, by the status class
+	// of their answer ("2xx" … "5xx", "304", "error").
+	Pages map[string]int64 `json:"pages"`
+	// Requests counts every request made, robots.txt and redirect hops
+	// included, by class: crawler_fetches_total.
+	Requests     map[string]int64 `json:"requests"`
+	Bytes        int64            `json:"bytes"`
+	Disallowed   int64            `json:"disallowed_by_robots"`
+	Rejected     map[string]int64 `json:"rejected"` // URLs kept out, by reason
+	Retries      int64            `json:"retries,omitempty"`
+	PoliteWait   time.Duration    `json:"politeness_wait"`
+	Parked       []ParkedHost     `json:"parked_hosts,omitempty"`
+	Queued       int64            `json:"queued"` // left in the frontier
+	StateErrors  int64            `json:"state_errors,omitempty"`
+	OutputErrors map[string]int64 `json:"output_errors,omitempty"`
+	BrokenLinks  int              `json:"broken_mirror_links,omitempty"` // after relinking the mirror
+}
+
+// ParkedHost is a host the crawl gave up on, and why.
+type ParkedHost struct {
+	Origin string `json:"origin"`
+	Reason string `json:"reason"`
+}
+
+// Fetched is how many pages and sitemaps got an answer.
+func (s Summary) Fetched() int64 {
+	var n int64
+	for class, v := range s.Pages {
+		if class != "error" {
+			n += v
+		}
+	}
+	return n
+}

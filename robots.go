@@ -1,0 +1,205 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler/robots"
+)
+
+// adHocRobotsTries is how many fetches of an unreachable robots.txt an ad
+// hoc crawl makes before it parks the host (robots.RetryMin apart).
+const adHocRobotsTries = 2
+
+// errOutOfScope refuses a robots.txt redirect to a host the crawl may not
+// contact.
+var errOutOfScope = errors.New("redirect to a host out of scope")
+
+// robotsFor returns the robots.txt group that applies to the lease's host.
+// When robots.txt must be fetched first (this worker does it, a request of
+// its own, so the page waits its turn), is being fetched by another worker,
+// or is unreachable, it returns false and the outcome that gives the lease
+// back.
+func (c *Crawler) robotsFor(ctx context.Context, l *frontier.Lease, now time.Time) (*robots.Group, outcome, bool) {
+	act, g, st := c.hosts.robots.Lookup(l.Origin, now)
+	switch act {
+	case politeness.RobotsWait:
+		c.hosts.awaitRobots(l.Origin, now)
+		return nil, release(time.Time{}), false
+	case politeness.RobotsFetch:
+		c.readRobots(ctx, l.Origin, now)
+		return nil, release(time.Time{}), false
+	}
+	if st.DisallowAll {
+		// Unreachable (429, 5xx, no answer): nothing but robots.txt is
+		// requested until it answers well.
+		c.hosts.robotsUnreachable(l.Origin, st.NextFetch)
+		return nil, release(st.NextFetch), false
+	}
+	return g, outcome{}, true
+}
+
+// readRobots fetches origin's robots.txt, unless an answer shared from
+// another host's fetch serves, and stores what the policy makes of it.
+func (c *Crawler) readRobots(ctx context.Context, origin string, now time.Time) {
+	if f, asked, ok := c.hosts.sharedRobots(origin+"/robots.txt", origin, now); ok {
+		// Fetched a moment ago, where another host's robots.txt
+		// redirects: not fetched twice. Its age counts from when that
+		// fetch was asked for.
+		c.storeRobots(origin, f, asked, now)
+		return
+	}
+	if ok, _ := c.x.try(origin, now); !ok {
+		c.hosts.robots.Abandon(origin)
+		return
+	}
+	f, asked, key, err := c.fetchRobots(ctx, origin, now)
+	defer c.hosts.share.settle(key, origin)
+	if err != nil {
+		c.hosts.robots.Abandon(origin) // stopping
+		c.hosts.ready(origin, c.now())
+		return
+	}
+	c.storeRobots(origin, f, asked, c.now())
+}
+
+// fetchRobots fetches origin's robots.txt on the slot the caller holds,
+// following its redirects (RFC 9309 §2.3.1.2) each on a slot of its own
+// host, through the one exchange. It returns the answer, when the fetch
+// that got it was asked for, and the robots.txt URL it ended at; the error
+// is for a crawl that is stopping.
+func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Time) (robots.Fetch, time.Time, string, error) {
+	u := &url.URL{Path: "/robots.txt"}
+	if o, err := url.Parse(origin); err == nil {
+		u.Scheme, u.Host = o.Scheme, o.Host
+	}
+	held := origin
+	for hop := 0; ; hop++ {
+		var f robots.Fetch
+		var next *url.URL
+		key := robotsKey(u)
+		c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize}, func(resp *response, err error) {
+			f, next = robotsAnswer(u, resp, err, c.now())
+			f.Redirects = hop
+			if next == nil || hop == robots.MaxRedirects {
+				next = nil
+				// Before the slot is free: the target's own host must
+				// find the answer, not fetch it again.
+				c.hosts.share.put(key, origin, f, asked, c.now())
+			}
+		})
+		if err := ctx.Err(); err != nil {
+			return robots.Fetch{}, asked, key, err
+		}
+		if next == nil {
+			return f, asked, key, nil
+		}
+		// A redirect hop is a request of its own: it waits its host's turn.
+		target := originOf(next)
+		if c.conf().scope.check(next, target, 0) == rejectHost {
+			err := fmt.Errorf("fetch %s: %w: %s", next, errOutOfScope, target)
+			c.log.Warn("robots.txt not fetched", "host", origin, "err", err)
+			return robots.Fetch{Err: err, Redirects: hop}, asked, key, nil
+		}
+		if sf, sAsked, ok := c.hosts.sharedRobots(robotsKey(next), origin, c.now()); ok {
+			sf.Redirects = hop + 1
+			return sf, sAsked, "", nil
+		}
+		if err := c.x.wait(ctx, target); err != nil {
+			return robots.Fetch{}, asked, "", err
+		}
+		// The target's host may have fetched it while this hop waited.
+		if sf, sAsked, ok := c.hosts.sharedRobots(robotsKey(next), origin, c.now()); ok {
+			c.x.giveBack(target)
+			sf.Redirects = hop + 1
+			return sf, sAsked, "", nil
+		}
+		held, u = target, next
+	}
+}
+
+// robotsAnswer is what one answer for robots.txt URL u says, for the
+// policy of package robots, and the URL it redirects to, if any.
+func robotsAnswer(u *url.URL, resp *response, err error, now time.Time) (robots.Fetch, *url.URL) {
+	if err != nil {
+		return robots.Fetch{Err: err}, nil
+	}
+	f := politeness.RobotsAnswer(resp.status, resp.header, resp.body, now)
+	if !isRedirect(resp.status) {
+		return f, nil
+	}
+	loc := resp.header.Get("Location")
+	next, perr := u.Parse(loc)
+	if loc == "" || perr != nil || (next.Scheme != "http" && next.Scheme != "https") {
+		return f, nil // a redirect to nowhere: robots.Update decides
+	}
+	return f, next
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// storeRobots stores what the policy makes of robots.txt fetch f of
+// origin, asked for at asked and answered at done, and applies it: its
+// Crawl-delay, its Sitemap: lines, giving up on the host.
+func (c *Crawler) storeRobots(origin string, f robots.Fetch, asked, done time.Time) {
+	st, crawlDelay := c.hosts.learnRobots(origin, f, asked, done)
+	if st.Result == robots.ResultOK {
+		// Before the state is saved: a kill in between must not lose them.
+		c.seedSitemaps(origin, st.Rules().Sitemaps())
+	}
+	c.hosts.saveRobots(origin, st)
+	if reason := c.giveUpOn(st, crawlDelay, done); reason != "" {
+		c.hosts.park(origin, reason)
+	}
+	c.hosts.ready(origin, done)
+}
+
+// originOf is scheme://host[:port] of u, canonical.
+func originOf(u *url.URL) string {
+	if c, err := frontier.Canonicalize(u.Scheme+"://"+u.Host+"/", 0); err == nil {
+		return c.Origin
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// giveUpOn says why an ad hoc crawl gives up on a host after fetching its
+// robots.txt, or "": a robots.txt that keeps failing, or that asks (by
+// Retry-After or Crawl-delay) for a wait longer than
+// politeness.retry_after_max. A daemon waits instead.
+func (c *Crawler) giveUpOn(st robots.State, crawlDelay time.Duration, now time.Time) string {
+	cfg := c.conf()
+	if cfg.Daemon.Enabled {
+		return ""
+	}
+	switch most := cfg.Politeness.RetryAfterMax; {
+	case st.DisallowAll && st.Failures >= adHocRobotsTries:
+		return fmt.Sprintf("robots.txt unreachable %d times (%s)", st.Failures, robotsFailure(st))
+	case st.DisallowAll && st.NextFetch.Sub(now) > most:
+		return fmt.Sprintf("robots.txt unreachable (%s), next try in %s, past retry_after_max %s",
+			robotsFailure(st), st.NextFetch.Sub(now).Round(time.Second), most)
+	case cfg.Politeness.HonorCrawlDelay && crawlDelay > most:
+		return fmt.Sprintf("Crawl-delay of %s exceeds retry_after_max %s", crawlDelay, most)
+	}
+	return ""
+}
+
+// robotsFailure says how the last fetch of robots.txt failed.
+func robotsFailure(st robots.State) string {
+	if st.Error != "" {
+		return st.Error
+	}
+	return fmt.Sprintf("status %d", st.Status)
+}

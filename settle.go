@@ -1,0 +1,107 @@
+package crawler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
+)
+
+// outcomeKind says how a visit ended.
+type outcomeKind uint8
+
+const (
+	outcomeDone    outcomeKind = iota // recorded: the URL is done (or due again, in a daemon)
+	outcomeRetry                      // tried and failed: again at a time, one more attempt counted
+	outcomeRelease                    // not tried (politeness, robots.txt, stopping): back to the queue
+	outcomeFailed                     // what must be kept of it could not be written
+)
+
+// outcome is what became of a visit, for settle.
+type outcome struct {
+	kind  outcomeKind
+	at    time.Time       // retry, release: when the URL is due again; zero for at once
+	rec   storage.Record  // done: its inventory record (settle fills in the lease's fields)
+	page  *storage.Page   // done: its page record, if it has a new one
+	links []frontier.Item // done: the URLs it leads to
+	err   error           // failed: the write that failed
+}
+
+func done(rec storage.Record) outcome { return outcome{kind: outcomeDone, rec: rec} }
+func retry(at time.Time) outcome      { return outcome{kind: outcomeRetry, at: at} }
+func release(at time.Time) outcome    { return outcome{kind: outcomeRelease, at: at} }
+func failed(output string, err error) outcome {
+	return outcome{kind: outcomeFailed, err: &writeError{output: output, err: err}}
+}
+
+// writeError is a failed write of an output the config asks for.
+type writeError struct {
+	output string // the config key: output.urls, output.mirror_dir, output.warc
+	err    error
+}
+
+func (e *writeError) Error() string { return e.output + ": " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
+
+// settle acts on a visit's outcome: it is the one place that ends a lease
+// (Done, Retry, Release). A URL is done only once what the config keeps of
+// it is kept: its inventory record is written before Done commits, with
+// its page record and the URLs it found, in one transaction. A failed
+// write of an output or of the state ends the crawl (see stop): the URL
+// stays queued, and the same command carries on once the cause is mended.
+func (c *Crawler) settle(l *frontier.Lease, o outcome) {
+	var err error
+	switch o.kind {
+	case outcomeRelease:
+		err = c.front.Release(l, o.at)
+	case outcomeRetry:
+		c.obs.retry()
+		err = c.front.Retry(l, o.at)
+	case outcomeFailed:
+		var we *writeError
+		if errors.As(o.err, &we) {
+			c.obs.outputError(we.output)
+		}
+		c.stop(o.err)
+		err = c.front.Release(l, time.Time{})
+	case outcomeDone:
+		err = c.complete(l, o)
+	}
+	if err != nil {
+		c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err))
+	}
+	c.wake()
+}
+
+// complete writes a done URL's record and commits it done.
+func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
+	now := c.now()
+	rec := o.rec
+	rec.URL, rec.Depth, rec.Referrer = l.Request, l.Depth, l.Referrer
+	rec.FoundVia, rec.InSitemap = storage.FoundVia(l.Via.String()), l.InSitemap
+	rec.Lastmod, _ = time.Parse(time.RFC3339, l.Lastmod)
+	rec.FetchedAt = now
+	if rec.FinalURL == "" && rec.Status != 0 {
+		rec.FinalURL = l.Request
+	}
+	fo := frontier.Outcome{RevisitAt: c.revisitAt(o.page, now)}
+	c.dueWhenFound(o.links, now)
+	if o.page != nil {
+		fo.Hook = c.pages.PutHook(*o.page)
+	}
+	// The record is written before the URL is done: a kill in between
+	// repeats the visit and its record, but never loses the record.
+	if err := c.out.inventory(rec); err != nil {
+		c.obs.outputError("output.urls")
+		c.stop(&writeError{output: "output.urls", err: err})
+		return c.front.Release(l, time.Time{})
+	}
+	if _, err := c.front.Done(l, fo, o.links); err != nil {
+		// Nothing changed: the lease is still out, and goes back.
+		return fmt.Errorf("complete %s: %w", l.Request, errors.Join(err, c.front.Release(l, time.Time{})))
+	}
+	c.obs.urlDone()
+	return nil
+}
