@@ -98,7 +98,9 @@ type response struct {
 var errBodyDecode = errors.New("content-encoding does not match the body")
 
 // get makes the request. An error means no usable response: the connection
-// failed, timed out, or the body could not be read.
+// failed or timed out (a nil response), or the body could not be read to
+// its end (the response holds what was read, for a caller that can use a
+// part).
 func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	timeout := f.timeout
 	if r.timeout > 0 {
@@ -153,7 +155,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	case errors.Is(err, errBodyDecode):
 		out.undecoded = strings.ToLower(strings.TrimSpace(enc))
 	case err != nil:
-		return nil, fmt.Errorf("read body: %w", err)
+		return out, fmt.Errorf("read body: %w", err) // out holds what was read
 	}
 	return out, nil
 }

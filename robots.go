@@ -85,8 +85,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		var next *url.URL
 		key := robotsKey(u)
 		c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize}, func(resp *response, err error) {
-			f, next = robotsAnswer(u, resp, err, c.now())
+			f = robotsAnswer(resp, err, c.now())
 			f.Redirects = hop
+			if err == nil {
+				next = redirectTarget(u, resp)
+			}
 			if next == nil || hop == robots.MaxRedirects {
 				next = nil
 				// Before the slot is free: the target's own host must
@@ -124,22 +127,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 	}
 }
 
-// robotsAnswer is what one answer for robots.txt URL u says, for the
-// policy of package robots, and the URL it redirects to, if any.
-func robotsAnswer(u *url.URL, resp *response, err error, now time.Time) (robots.Fetch, *url.URL) {
+// robotsAnswer is what one answer (or err, when none came) to a request
+// for robots.txt says, for the policy of package robots.
+func robotsAnswer(resp *response, err error, now time.Time) robots.Fetch {
 	if err != nil {
-		return robots.Fetch{Err: err}, nil
+		return robots.Fetch{Err: err}
 	}
-	f := politeness.RobotsAnswer(resp.status, resp.header, resp.body, now)
-	if !isRedirect(resp.status) {
-		return f, nil
-	}
-	loc := resp.header.Get("Location")
-	next, perr := u.Parse(loc)
-	if loc == "" || perr != nil || (next.Scheme != "http" && next.Scheme != "https") {
-		return f, nil // a redirect to nowhere: robots.Update decides
-	}
-	return f, next
+	return politeness.RobotsAnswer(resp.status, resp.header, resp.body, now)
 }
 
 func isRedirect(status int) bool {

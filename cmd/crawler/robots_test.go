@@ -212,7 +212,7 @@ func TestRobotsFetchTimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(block)
 	out, errOut, code := runCmd(t, "", "robots", "--agent", "ExampleBot", "--timeout", "50ms", srv.URL+"/a", srv.URL+"/robots.txt")
-	if out != "disallowed\t"+srv.URL+"/a\nallowed\t"+srv.URL+"/robots.txt\n" || code != 0 || !strings.Contains(errOut, "timeout: no answer within 50ms") {
+	if out != "disallowed\t"+srv.URL+"/a\nallowed\t"+srv.URL+"/robots.txt\n" || code != 0 || !strings.Contains(errOut, "timeout after 50ms") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,12 +73,7 @@ func runSitemap(ctx context.Context, args []string, s stdio) error {
 
 	out := bufio.NewWriterSize(s.out, 64<<10)
 	warnings := bufio.NewWriterSize(s.err, 16<<10)
-	f := &sitemapFetcher{agent: *agent, delay: *delay}
-	f.client = &http.Client{
-		Timeout:       *timeout,
-		Transport:     sitemapTransport(),
-		CheckRedirect: f.checkRedirect,
-	}
+	f := &sitemapFetcher{get: crawler.NewGetter(*agent, *timeout, int64(maxBytes)+1), delay: *delay}
 	w := sitemap.Walker{
 		Fetch:  f.fetch,
 		Limits: sitemap.Limits{MaxURLs: *maxURLs, MaxBytes: int64(maxBytes), MaxChildren: *maxChildren},
@@ -126,60 +122,37 @@ func sitemapAgent() string {
 	return "politecrawl/" + v + " (+https://github.com/politecrawl/crawler)"
 }
 
-// sitemapTransport is the default transport without its transparent gzip:
-// the sitemap reader undoes gzip itself, by magic bytes and within its
-// byte cap, so that a .gz served with or without Content-Encoding: gzip
-// reads the same.
-func sitemapTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableCompression = true
-	return t
-}
-
 // sitemapFetcher fetches one sitemap at a time, leaving at least delay
-// between the starts of two requests (redirect hops included).
+// between the starts of two requests (redirect hops included). Its
+// requests are built as a crawl's are; gzip, with Content-Encoding or as
+// a .gz file, is undone within the sitemap reader's byte cap.
 type sitemapFetcher struct {
-	client *http.Client
-	agent  string
-	delay  time.Duration
-	last   time.Time // start of the last request
+	get   *crawler.Getter
+	delay time.Duration
+	last  time.Time // start of the last request
 }
 
 func (f *sitemapFetcher) fetch(ctx context.Context, u string) (io.ReadCloser, string, error) {
-	if err := f.wait(ctx); err != nil {
+	resp, err := f.get.Get(ctx, u, sitemapMaxRedirects, f.wait)
+	switch {
+	case err != nil && resp.Partial && resp.Status >= 200 && resp.Status <= 299:
+		// Cut short (a timeout mid-body): what came is read, then the
+		// error is the sitemap's warning.
+		return io.NopCloser(io.MultiReader(bytes.NewReader(resp.Body), errReader{err})), resp.URL, nil
+	case err != nil:
 		return nil, "", err
+	case resp.Status >= 300 && resp.Status <= 399:
+		return nil, "", fmt.Errorf("stopped after %d redirects", resp.Redirects)
+	case resp.Status < 200 || resp.Status > 299:
+		return nil, "", fmt.Errorf("HTTP status %d %s", resp.Status, http.StatusText(resp.Status))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header.Set("User-Agent", f.agent)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return nil, "", err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		resp.Body.Close()
-		return nil, "", fmt.Errorf("HTTP status %s", resp.Status)
-	}
-	switch ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); ce {
-	case "", "identity", "gzip", "x-gzip":
-	default:
-		resp.Body.Close()
-		return nil, "", fmt.Errorf("unsupported Content-Encoding %q", ce)
-	}
-	return resp.Body, resp.Request.URL.String(), nil
+	return io.NopCloser(bytes.NewReader(resp.Body)), resp.URL, nil
 }
 
-// checkRedirect bounds the redirects of one request and spaces their
-// requests like the others.
-func (f *sitemapFetcher) checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= sitemapMaxRedirects {
-		return fmt.Errorf("stopped after %d redirects", sitemapMaxRedirects)
-	}
-	return f.wait(req.Context())
-}
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // wait blocks until delay has passed since the start of the last request,
 // then marks the start of a new one.
