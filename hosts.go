@@ -74,32 +74,46 @@ func (h *hosts) reconfigure(cfg Config, now time.Time) {
 }
 
 // restore gives the gate and the robots cache what earlier runs knew of
-// each host: Retry-After waits, parked hosts, robots.txt and its
-// Crawl-delay; and counts the pages earlier runs fetched, which max_pages
-// counts too.
+// each host: Retry-After waits, robots.txt and its Crawl-delay, parked
+// hosts; and counts the pages earlier runs fetched, which max_pages counts
+// too. A host an earlier run gave up on gets another chance once the wait
+// it asked for is over, unless its Crawl-delay is still past
+// politeness.retry_after_max.
 func (h *hosts) restore(now time.Time, pages *storage.Pages, countPages bool) error {
+	delays := map[string]time.Duration{}
+	err := h.saved.ForEach(func(origin string, st robots.State) error {
+		h.robots.Restore(origin, st)
+		d, _ := st.Rules().ForAgent(h.agent).CrawlDelay()
+		h.gate.SetCrawlDelay(origin, d, now)
+		delays[origin] = d
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read robots.txt states: %w", err)
+	}
+	cfg := h.conf().Politeness
 	for _, fh := range h.front.Hosts() {
 		if fh.Wait.After(now) {
 			h.gate.Wait(fh.Origin, fh.Wait, politeness.WhyRetryAfter)
 		}
-		if fh.Parked {
+		switch {
+		case !fh.Parked:
+		case fh.Wait.After(now) || cfg.HonorCrawlDelay && delays[fh.Origin] > cfg.RetryAfterMax:
 			h.gate.Park(fh.Origin, fh.ParkReason)
-		}
-	}
-	if countPages {
-		if err := pages.ForEach(func(p storage.Page) error {
-			if p.Status >= 200 && p.Status < 300 {
-				h.doneEarly++
+		default:
+			h.log.Info("host given up on by an earlier run: trying it again", "host", fh.Origin, "reason", fh.ParkReason)
+			if err := h.front.Unpark(fh.Origin); err != nil {
+				return fmt.Errorf("unpark %s: %w", fh.Origin, err)
 			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("count pages fetched: %w", err)
 		}
 	}
-	return h.saved.ForEach(func(origin string, st robots.State) error {
-		h.robots.Restore(origin, st)
-		d, _ := st.Rules().ForAgent(h.agent).CrawlDelay()
-		h.gate.SetCrawlDelay(origin, d, now)
+	if !countPages {
+		return nil
+	}
+	return pages.ForEach(func(p storage.Page) error {
+		if p.Status >= 200 && p.Status < 300 {
+			h.doneEarly++
+		}
 		return nil
 	})
 }

@@ -71,3 +71,49 @@ func TestUnaskedContentEncoding(t *testing.T) {
 		t.Errorf("the mirror holds %d entries, want none", len(entries))
 	}
 }
+
+// A 429 is tried fetch.retries times more, as other retried answers are,
+// and then recorded: the host is not given up on for one URL's answers.
+// A host an earlier run gave up on is tried again by the next run once
+// the wait it asked for is over.
+func TestTooManyRequestsFollowsRetries(t *testing.T) {
+	s := newSite(t)
+	s.html("/", "/a", "/b")
+	s.set("/a", page{status: 429, headers: map[string]string{"Retry-After": "0"}})
+	s.html("/b")
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Fetch.Retries = 2
+	sum := runCrawl(t, cfg)
+	if n := s.hits()["/a"]; n != 3 {
+		t.Errorf("/a asked %d times, want 3 (fetch.retries 2)", n)
+	}
+	if r := inventory(t, cfg.Output.URLs)[s.URL+"/a"]; r.Status != 429 {
+		t.Errorf("/a recorded %+v, want its 429", r)
+	}
+	if len(sum.Parked) != 0 || s.hits()["/b"] != 1 {
+		t.Errorf("parked %+v, /b asked %d times; want the host kept and /b fetched", sum.Parked, s.hits()["/b"])
+	}
+}
+
+func TestParkedHostTriedAgainNextRun(t *testing.T) {
+	s := newSite(t)
+	s.html("/", "/a")
+	s.html("/a")
+	cfg := testConfig(t, s.URL+"/")
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := originOf(mustParse(s.URL))
+	if _, err := c.front.Add(c.seedItems()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.front.Park(origin, "10 failures in a row"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	sum := runCrawl(t, cfg)
+	if len(sum.Parked) != 0 || s.hits()["/a"] != 1 {
+		t.Errorf("parked %+v, /a asked %d times; want the host tried again", sum.Parked, s.hits()["/a"])
+	}
+}
