@@ -1,10 +1,62 @@
-// Package crawler is the crawl engine of a polite web crawler: its Config, the
-// worker pool that pulls URLs from the frontier, fetching through the
-// politeness gate, link extraction, and the recording of every outcome.
+// Package crawler is the crawl engine of a polite web crawler: its Config,
+// and the wiring of the packages that do each job. robots parses and
+// matches robots.txt (RFC 9309), sitemap reads sitemaps, frontier keeps the
+// persistent queue of URLs, politeness decides when a host may be asked,
+// storage keeps what was fetched (the state database, page records, the
+// inventory; storage/mirror and storage/warc their files), and storage/links
+// is the one grammar of what a link is. Imports point one way, towards those
+// packages; only frontier and storage know bbolt. TestImportDirections
+// keeps it so. The command line, the config keys, the inventory's fields
+// and the metrics are described in the README.
 //
-// The packages beside it each do one job and know nothing of the engine:
-// robots parses and matches robots.txt (RFC 9309), sitemap reads sitemaps,
-// frontier keeps the persistent queue of URLs, politeness decides when a host
-// may be asked, and storage keeps what was fetched. Imports point one way,
-// towards those packages; TestImportDirections keeps it so.
+// # The pipeline
+//
+//	dispatch ── lease ──▶ process: visit(ctx, lease) outcome ──▶ settle(lease, outcome)
+//
+// dispatch (dispatch.go) takes leases from the frontier as hosts become
+// ready and hands them to a fixed pool of workers; it holds back a host's
+// links while one of its sitemaps is read, and pages past max_pages
+// (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
+// every step may end it: in scope, not fetched already, robots.txt
+// (robots.go), the host's page budget, a slot of the host, the request, the
+// answer (links found and admitted by admit.go, the body saved). It
+// returns an outcome — done with its records and links, retry, release,
+// or a failed write — and settle (settle.go) alone acts on it: it is the
+// only caller of the frontier's Done, Retry and Release.
+//
+// # Who owns what
+//
+//   - hosts (hosts.go) owns all per-host state: the politeness gate, the
+//     robots.txt cache and the answers shared between hosts whose
+//     robots.txt redirects (robotsshare.go), the robots.txt states saved
+//     for the next run, waits that outlast a restart, parking, the pages
+//     fetched per host and the sitemaps being read. Every change it makes
+//     that bears on when a host may next be asked, it tells the frontier
+//     itself.
+//   - exchange (exchange.go) is the one path of every request — pages,
+//     sitemaps, robots.txt and each of its redirect hops: take a slot of the
+//     host, send, hear the first byte, give the slot back with the result,
+//     all on the crawl's one clock. fetcher (fetch.go) is the one place that
+//     builds requests and reads bodies within their limits; the commands'
+//     one-off requests (oneoff.go) use it too.
+//   - observer (observer.go) hears each event once; the end summary, the
+//     progress line, /metrics and /hosts are read from it, with the
+//     frontier's and the hosts' own state, so they cannot disagree.
+//   - outputs (outputs.go) and the page records keep what was fetched; a
+//     URL is done only once what the config keeps of it is kept.
+//   - Crawler (crawler.go) is the wiring: config, log, clock, and the parts
+//     above.
+//
+// # Caveats
+//
+// A failed write of an output (inventory, mirror, WARC) or of the state
+// database stops the crawl: the URL being settled stays queued, Run
+// returns the error, and the same command carries on once the cause (a
+// full disk) is mended. The politeness wait counted for /metrics is the
+// time hosts with URLs queued or in flight are held back, each moment of
+// a host counted once, so it includes waits the dispatcher would not have
+// filled. Hosts' ready times live in memory; only waits a server asked for
+// and parking survive a restart, and a host an earlier run parked is
+// tried again once its wait is over. Requests outside a crawl (the
+// commands) follow no politeness but the delay their caller adds.
 package crawler
