@@ -78,8 +78,7 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 	if l.Kind == frontier.KindPage && !c.cfg.Daemon.Enabled && c.budget.full() {
 		// Each page max_pages allows is fetched or being fetched: this
 		// one waits for a visit to end, which may not count.
-		c.settle(l, release(time.Time{}))
-		c.front.SetReady(l.Origin, c.now())
+		c.settle(l, release(time.Time{})) // the host is ready again as it was
 		select {
 		case <-c.wakeCh:
 		case <-ctx.Done():
@@ -195,7 +194,6 @@ func (c *Crawler) recordParked() error {
 			}
 			// Only a parked host has URLs left, so l is of h.Origin.
 			c.settle(l, done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason}))
-			c.front.SetReady(l.Origin, time.Time{})
 		}
 		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
 			return err
