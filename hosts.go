@@ -288,14 +288,15 @@ func (h *hosts) readingSitemap(origin string) {
 // the host was put off.
 func (h *hosts) sitemapRead(origin string) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.reading[origin]--; h.reading[origin] > 0 {
-		return
-	}
-	delete(h.reading, origin)
-	if h.heldBack[origin] {
+	h.reading[origin]--
+	held := h.reading[origin] == 0 && h.heldBack[origin]
+	if h.reading[origin] == 0 {
+		delete(h.reading, origin)
 		delete(h.heldBack, origin)
-		h.ready(origin, h.now())
+	}
+	h.mu.Unlock()
+	if held {
+		h.ready(origin, h.now()) // not under h.mu, which ready takes
 	}
 }
 
