@@ -1,9 +1,13 @@
 package storage
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,6 +22,11 @@ const StateFile = "crawl.db"
 
 // ErrInUse is returned by Open when another process holds the database.
 var ErrInUse = errors.New("in use by another crawl")
+
+// ErrDamaged is wrapped by the error Open returns when crawl.db is not a
+// whole bbolt database: empty, truncated, overwritten, or one that bbolt
+// panics on when it reads it.
+var ErrDamaged = errors.New("damaged")
 
 // StateOptions tune Open.
 type StateOptions struct {
@@ -38,12 +47,30 @@ type State struct {
 }
 
 // Open opens, or creates, the database in dir.
-func Open(dir string, opts StateOptions) (*State, error) {
+//
+// An existing file is checked before bbolt maps it (see checkStateFile),
+// and a panic of bbolt while it opens the file or runs the first
+// transaction is recovered: a damaged file is an error wrapping ErrDamaged,
+// "DIR/crawl.db is damaged: …; move it away to start afresh", never a
+// crash. A file that is not there is created.
+func Open(dir string, opts StateOptions) (s *State, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state_dir: %w", err)
 	}
 	path := filepath.Join(dir, StateFile)
-	db, err := bbolt.Open(path, 0o644, &bbolt.Options{
+	if why := checkStateFile(path); why != "" {
+		return nil, damaged(path, why)
+	}
+	var db *bbolt.DB
+	defer func() {
+		if r := recover(); r != nil {
+			if db != nil {
+				closeQuietly(db)
+			}
+			s, err = nil, damaged(path, fmt.Sprint(r))
+		}
+	}()
+	db, err = bbolt.Open(path, 0o644, &bbolt.Options{
 		Timeout:      2 * time.Second,
 		FreelistType: bbolt.FreelistMapType,
 		PageSize:     opts.PageSize,
@@ -52,9 +79,12 @@ func Open(dir string, opts StateOptions) (*State, error) {
 		if errors.Is(err, bbolt.ErrTimeout) {
 			return nil, fmt.Errorf("state_dir %s: %w", dir, ErrInUse)
 		}
+		if errors.Is(err, bbolt.ErrInvalid) || errors.Is(err, bbolt.ErrChecksum) || errors.Is(err, bbolt.ErrVersionMismatch) {
+			return nil, damaged(path, err.Error())
+		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &State{db: db, path: path}
+	s = &State{db: db, path: path}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{pagesBucket, robotsBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -69,6 +99,133 @@ func Open(dir string, opts StateOptions) (*State, error) {
 	}
 	s.Pages, s.Robots = &Pages{db: db}, &RobotsStates{db: db}
 	return s, nil
+}
+
+// closeQuietly closes a database that bbolt panicked on; closing it may
+// panic too, and that is not news.
+func closeQuietly(db *bbolt.DB) {
+	defer func() { _ = recover() }()
+	db.Close()
+}
+
+func damaged(path, why string) error {
+	return fmt.Errorf("%s is %w: %s; move it away to start afresh", path, ErrDamaged, why)
+}
+
+// The on-disk layout of a bbolt meta page (go.etcd.io/bbolt/internal/common):
+// a 16-byte page header, then the meta: magic, version, page size, flags
+// (uint32 each), the root bucket (root pgid, sequence), the freelist pgid,
+// the high-water mark pgid, the txid, and a checksum: FNV-64a of the meta
+// up to the checksum. Integers are in the machine's byte order. Page 0 and
+// page 1 each hold one; bbolt uses the valid one with the higher txid.
+const (
+	pageHeaderSize = 16
+	metaSize       = 64
+	metaSumOffset  = 56
+	boltMagic      = 0xED0CDAED
+	boltVersion    = 2
+	noFreelist     = ^uint64(0)
+)
+
+type boltMeta struct {
+	pageSize            uint32
+	root, freelist, hwm uint64
+	txid                uint64
+}
+
+// checkStateFile says what is wrong with the bbolt file at path, or ""
+// when nothing is or there is no file. bbolt maps the file into memory
+// and trusts it: a page beyond a truncated end is a SIGBUS, and a page
+// that is not what the meta says is a panic. So before bbolt sees it:
+//
+//   - the file is not empty (bbolt would silently make a new database,
+//     and the crawl would start again from its seeds);
+//   - at least one meta page is valid: magic, version, checksum, a page
+//     size that is a power of two, root and freelist below the high-water
+//     mark (one torn meta write is what bbolt's two metas are for);
+//   - the file holds every page below the high-water mark of the meta
+//     bbolt will use, the valid one with the higher txid, and ends at a
+//     page boundary, as every file bbolt writes does (a cut above the
+//     high-water mark at a page boundary loses nothing: bbolt grows its
+//     files ahead of use, and such a file opens).
+//
+// This reads two pages whatever the file's size, so a multi-GB database
+// opens as fast as before. It does not walk the B+tree (tx.Check reads
+// every page, minutes for a large file, and panics on some damage in a
+// goroutine where it cannot be recovered): damage inside the pages is
+// left to the recover() in Open, and what bbolt reports later.
+func checkStateFile(path string) string {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		return "" // bbolt.Open reports it, with its cause
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	size := fi.Size()
+	if size == 0 {
+		return "the file is empty"
+	}
+	m0, ok0 := readMeta(f, 0)
+	var m1 boltMeta
+	var ok1 bool
+	if ok0 {
+		m1, ok1 = readMeta(f, int64(m0.pageSize))
+	} else {
+		// Page 0 does not say the page size: try each one bbolt can
+		// make, as bbolt does.
+		for ps := int64(1024); ps <= 16<<20 && ps < size && !ok1; ps <<= 1 {
+			m1, ok1 = readMeta(f, ps)
+			ok1 = ok1 && int64(m1.pageSize) == ps
+		}
+	}
+	var m boltMeta
+	switch {
+	case !ok0 && !ok1:
+		return fmt.Sprintf("no valid meta page (the file is %d bytes)", size)
+	case ok0 && (!ok1 || m0.txid >= m1.txid):
+		m = m0
+	default:
+		m = m1
+	}
+	if need := int64(m.hwm) * int64(m.pageSize); size < need {
+		return fmt.Sprintf("the file is %d bytes, but its pages reach %d (truncated)", size, need)
+	}
+	if size%int64(m.pageSize) != 0 {
+		// bbolt writes and grows the file in whole pages.
+		return fmt.Sprintf("the file is %d bytes, not a whole number of %d-byte pages (truncated)", size, m.pageSize)
+	}
+	return ""
+}
+
+// readMeta reads the meta of the page at offset and says whether it is
+// valid.
+func readMeta(r io.ReaderAt, offset int64) (boltMeta, bool) {
+	var buf [pageHeaderSize + metaSize]byte
+	if _, err := r.ReadAt(buf[:], offset); err != nil {
+		return boltMeta{}, false
+	}
+	b := buf[pageHeaderSize:]
+	ne := binary.NativeEndian
+	h := fnv.New64a()
+	h.Write(b[:metaSumOffset])
+	m := boltMeta{
+		pageSize: ne.Uint32(b[8:]),
+		root:     ne.Uint64(b[16:]),
+		freelist: ne.Uint64(b[32:]),
+		hwm:      ne.Uint64(b[40:]),
+		txid:     ne.Uint64(b[48:]),
+	}
+	ok := ne.Uint32(b[0:]) == boltMagic && ne.Uint32(b[4:]) == boltVersion &&
+		ne.Uint64(b[metaSumOffset:]) == h.Sum64() &&
+		m.pageSize >= 512 && m.pageSize&(m.pageSize-1) == 0 &&
+		m.root < m.hwm && (m.freelist < m.hwm || m.freelist == noFreelist)
+	return m, ok
 }
 
 // DB is the database, for packages that keep buckets of their own in it
