@@ -175,7 +175,44 @@ func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
+	return serveOn(ctx, ln, h, log, daemonLimits), nil
+}
+
+// serverLimits bound what clients of daemon.listen can hold: how long a
+// connection may take over a request and its answer, how long it may sit
+// idle, and how many connections are open at once.
+type serverLimits struct {
+	ReadHeader, Read, Write, Idle time.Duration
+	MaxConns                      int
+}
+
+// daemonLimits are generous for a scraper or an operator's curl (a
+// /metrics or /hosts answer of a large crawl is written well within
+// Write) and short enough that idle keep-alive connections cannot pile
+// up; a client past MaxConns waits in the kernel's accept queue, which
+// costs the process no file descriptor, until one closes.
+var daemonLimits = serverLimits{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Write:      time.Minute,
+	Idle:       time.Minute,
+	MaxConns:   64,
+}
+
+// serveOn serves h on ln within lim until the returned stop is called.
+// The server's own complaints (accept errors, bad TLS, panics in h) go to
+// log, not to the standard logger.
+func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, lim serverLimits) (stop func()) {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.ReadHeader,
+		ReadTimeout:       lim.Read,
+		WriteTimeout:      lim.Write,
+		IdleTimeout:       lim.Idle,
+		ErrorLog:          slog.NewLogLogger(log.With("server", "daemon.listen").Handler(), slog.LevelWarn),
+	}
+	ln = limitListener(ln, lim.MaxConns)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -183,13 +220,14 @@ func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (
 			log.Error("serve metrics", "err", err)
 		}
 	}()
-	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
 		<-done
-	}, nil
+	}
 }
 
 // newLogger makes the slog logger log.format and log.level ask for.
