@@ -336,7 +336,10 @@ func (c *configCheck) userAgent(ua string) {
 	}
 }
 
-// httpURL checks that s is an absolute http or https URL with a host.
+// httpURL checks that s is an absolute http or https URL with a host and
+// no user name or password, which the crawl would refuse to fetch (see
+// frontier.Canonicalize) and the inventory would record. The message
+// shows the URL with its password masked.
 func (c *configCheck) httpURL(key, s string) {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -344,7 +347,11 @@ func (c *configCheck) httpURL(key, s string) {
 		return
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		c.addf(key, "must be an absolute http or https URL, got %q", s)
+		c.addf(key, "must be an absolute http or https URL, got %q", u.Redacted())
+		return
+	}
+	if u.User != nil {
+		c.addf(key, "must not hold a user name or password (user:password@), got %q", u.Redacted())
 	}
 }
 

@@ -149,6 +149,8 @@ func TestValidateValues(t *testing.T) {
 		{"bare token", func(c *crawler.Config) { c.UserAgent = "my_bot-2" }, ""},
 		{"http seed", func(c *crawler.Config) { c.Seeds = []string{"HTTP://127.0.0.2:8001/a?b#c"} }, ""},
 		{"seed without host", func(c *crawler.Config) { c.Seeds = []string{"https:///a"} }, `seeds[0]: must be an absolute http or https URL, got "https:///a"`},
+		{"seed with password", func(c *crawler.Config) { c.Seeds = []string{"http://user:pw@127.0.0.1/"} }, `seeds[0]: must not hold a user name or password (user:password@), got "http://user:xxxxx@127.0.0.1/"`},
+		{"sitemap with user", func(c *crawler.Config) { c.Sitemaps = []string{"https://u@example.com/s.xml"} }, `sitemaps[0]: must not hold a user name or password (user:password@), got "https://u@example.com/s.xml"`},
 		{"seed with port only", func(c *crawler.Config) { c.Seeds = []string{"http://:80/"} }, `seeds[0]: must be an absolute http or https URL, got "http://:80/"`},
 		{"origin host", func(c *crawler.Config) { c.Scope.Hosts = []string{"https://example.com", "http://127.0.0.2:8001/"} }, ""},
 		{"bare hosts", func(c *crawler.Config) {
@@ -331,3 +333,4 @@ func ExampleParseByteSize() {
 	// 1.5GiB 1610612736 1536MiB
 	// 4096 4096 4KiB
 }
+
