@@ -11,7 +11,14 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/politecrawl/crawler/frontier"
 )
+
+// MaxURLLengthLimit is the largest scope.max_url_length: a URL is a key of
+// the state database, whose keys hold at most 32 KiB, and nothing on the
+// web needs more than this.
+const MaxURLLengthLimit = 16 << 10
 
 // Config is everything a crawl is told: the keys of the YAML config file
 // (CONTRACT.md, "Configuration keys"), whose names the yaml tags give. The
@@ -89,7 +96,8 @@ type ScopeConfig struct {
 	// them is out of scope.
 	Exclude []string `yaml:"exclude"`
 	// MaxURLLength is a trap guard: longer URLs (in bytes) are out of scope;
-	// 0 means no limit.
+	// 0 means the default, 2048 (frontier.DefaultMaxURLLength). It is at
+	// most MaxURLLengthLimit: URLs are keys of the state database.
 	MaxURLLength int `yaml:"max_url_length"`
 	// MaxPathDepth is a trap guard: URLs with more path segments are out of
 	// scope; 0 means no limit.
@@ -406,7 +414,10 @@ func (c *configCheck) scope(s ScopeConfig) {
 	c.atLeast("scope.max_pages", s.MaxPages, 0)
 	c.regexps("scope.include", s.Include)
 	c.regexps("scope.exclude", s.Exclude)
-	c.atLeast("scope.max_url_length", s.MaxURLLength, 0)
+	if s.MaxURLLength < 0 || s.MaxURLLength > MaxURLLengthLimit {
+		c.addf("scope.max_url_length", "must be from 0 (the default, %d) to %d, got %d",
+			frontier.DefaultMaxURLLength, MaxURLLengthLimit, s.MaxURLLength)
+	}
 	c.atLeast("scope.max_path_depth", s.MaxPathDepth, 0)
 	c.atLeast("scope.max_repeated_segments", s.MaxRepeatedSegments, 0)
 	c.atLeast("scope.max_pages_per_host", s.MaxPagesPerHost, 0)
