@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -100,6 +101,7 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 // is refused with its problems logged, and the crawl goes on as it was.
 func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio, reload func() (crawler.Config, error)) error {
 	log := newLogger(cfg.Log, s.err)
+	defer routeStdLog(log)()
 	opts.Logger, opts.Stdout = log, s.out
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress, opts.ProgressTTY = s.err, true
@@ -241,6 +243,24 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// routeStdLog sends what the standard library writes with the log
+// package (net/http's "Unsolicited response", "Accept error" and the
+// like) to log as warnings, so that log.format: json holds only JSON, and
+// returns how to undo it. The log package's output is the process's, so
+// this is done here, for the one crawl a command runs, and not in a
+// library package.
+func routeStdLog(log *slog.Logger) (restore func()) {
+	w, flags, prefix := stdlog.Writer(), stdlog.Flags(), stdlog.Prefix()
+	stdlog.SetOutput(slog.NewLogLogger(log.Handler(), slog.LevelWarn).Writer())
+	stdlog.SetFlags(0)
+	stdlog.SetPrefix("")
+	return func() {
+		stdlog.SetOutput(w)
+		stdlog.SetFlags(flags)
+		stdlog.SetPrefix(prefix)
+	}
 }
 
 // printSummary writes what a run did, in a few lines.

@@ -3,10 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -132,5 +136,24 @@ func TestServeErrorLogIsSlog(t *testing.T) {
 	stop()
 	if got := logs.String(); !strings.Contains(got, `"level":"WARN"`) || !strings.Contains(got, "panic serving") || !strings.Contains(got, "boom") {
 		t.Errorf("log %q, want the server's panic report as a JSON record", got)
+	}
+}
+
+// While a crawl runs, lines that the standard library writes with the log
+// package (net/http's Transport and Server do) are slog records.
+func TestRouteStdLog(t *testing.T) {
+	var logs lockedBuffer
+	restore := routeStdLog(slog.New(slog.NewJSONHandler(&logs, nil)))
+	stdlog.Printf("Unsolicited response received on idle HTTP channel starting with %q; err=%v", "HTTP/1.1 200", nil)
+	restore()
+	if stdlog.Writer() != os.Stderr {
+		t.Errorf("after restore the log package writes to %v, want os.Stderr", stdlog.Writer())
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(logs.String()), &rec); err != nil {
+		t.Fatalf("log %q: not one JSON record: %v", logs.String(), err)
+	}
+	if rec["level"] != "WARN" || !strings.HasPrefix(fmt.Sprint(rec["msg"]), "Unsolicited response received") {
+		t.Errorf("record %v", rec)
 	}
 }
