@@ -85,8 +85,9 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if !isSet(fs, "state-dir") {
 		// An audit that was not given --state-dir keeps its state apart
 		// from any crawl's (whose frontier would say every URL is done
-		// already), and leaves nothing behind.
-		dir, err := os.MkdirTemp("", "crawler-discover-")
+		// already), and leaves nothing behind: what a killed audit
+		// left, the next one removes (see newDiscoverDir).
+		dir, err := newDiscoverDir(os.TempDir(), newLogger(cfg.Log, s.err))
 		if err != nil {
 			return err
 		}
