@@ -109,6 +109,12 @@ type ScopeConfig struct {
 	// MaxPagesPerHost is a trap guard: the most pages fetched from one host;
 	// 0 means unlimited.
 	MaxPagesPerHost int `yaml:"max_pages_per_host"`
+	// MaxQueryVariants is a trap guard: the most distinct query strings
+	// one path (of one origin) is queued with (calendars, session ids,
+	// faceted search); a URL with a further one is out of scope. 0 means
+	// no limit. The count lives in memory, bounded (see scope.go), and
+	// starts again when the crawl restarts or its config is reloaded.
+	MaxQueryVariants int `yaml:"max_query_variants"`
 }
 
 // PolitenessConfig decides how hard one host (origin) may be asked. It
@@ -219,6 +225,7 @@ func DefaultConfig() Config {
 			MaxURLLength:        2048,
 			MaxPathDepth:        32,
 			MaxRepeatedSegments: 3,
+			MaxQueryVariants:    1000,
 		},
 		Politeness: PolitenessConfig{
 			Delay:           time.Second,
@@ -421,6 +428,7 @@ func (c *configCheck) scope(s ScopeConfig) {
 	c.atLeast("scope.max_path_depth", s.MaxPathDepth, 0)
 	c.atLeast("scope.max_repeated_segments", s.MaxRepeatedSegments, 0)
 	c.atLeast("scope.max_pages_per_host", s.MaxPagesPerHost, 0)
+	c.atLeast("scope.max_query_variants", s.MaxQueryVariants, 0)
 }
 
 func (c *configCheck) regexps(key string, list []string) {
