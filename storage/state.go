@@ -58,7 +58,8 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 		return nil, fmt.Errorf("state_dir: %w", err)
 	}
 	path := filepath.Join(dir, StateFile)
-	if why := checkStateFile(path); why != "" {
+	size, why := checkStateFile(path)
+	if why != "" {
 		return nil, damaged(path, why)
 	}
 	var db *bbolt.DB
@@ -84,6 +85,14 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if size > 0 && size <= walkLimit {
+		// Read every page of the tree now, while a panic is recovered
+		// here, rather than when the crawl meets a damaged one.
+		if err := db.View(walkTree); err != nil {
+			db.Close()
+			return nil, damaged(path, err.Error())
+		}
+	}
 	s = &State{db: db, path: path}
 	err = db.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{pagesBucket, robotsBucket} {
@@ -99,6 +108,33 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 	}
 	s.Pages, s.Robots = &Pages{db: db}, &RobotsStates{db: db}
 	return s, nil
+}
+
+// walkLimit is the largest file Open reads whole (walkTree) before use:
+// some milliseconds for a file in the page cache. A larger one is only
+// checked by checkStateFile, so that a multi-GB database opens in no time.
+const walkLimit = 64 << 20
+
+// walkTree visits every key of every bucket, nested ones too, so that bbolt
+// reads every branch and leaf page of the tree (not the values' overflow
+// pages); bbolt panics on a page that is not what its parent says.
+func walkTree(tx *bbolt.Tx) error {
+	return tx.ForEach(func(_ []byte, b *bbolt.Bucket) error { return walkBucket(b) })
+}
+
+func walkBucket(b *bbolt.Bucket) error {
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil {
+			continue
+		}
+		if nb := b.Bucket(k); nb != nil {
+			if err := walkBucket(nb); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // closeQuietly closes a database that bbolt panicked on; closing it may
@@ -133,8 +169,8 @@ type boltMeta struct {
 	txid                uint64
 }
 
-// checkStateFile says what is wrong with the bbolt file at path, or ""
-// when nothing is or there is no file. bbolt maps the file into memory
+// checkStateFile returns the size of the bbolt file at path and what is
+// wrong with it, "" when nothing is or there is no file. bbolt maps the file into memory
 // and trusts it: a page beyond a truncated end is a SIGBUS, and a page
 // that is not what the meta says is a panic. So before bbolt sees it:
 //
@@ -150,26 +186,26 @@ type boltMeta struct {
 //     files ahead of use, and such a file opens).
 //
 // This reads two pages whatever the file's size, so a multi-GB database
-// opens as fast as before. It does not walk the B+tree (tx.Check reads
-// every page, minutes for a large file, and panics on some damage in a
-// goroutine where it cannot be recovered): damage inside the pages is
-// left to the recover() in Open, and what bbolt reports later.
-func checkStateFile(path string) string {
+// opens as fast as before. Damage inside the tree is looked for by Open's
+// walkTree in files up to walkLimit only, with bbolt's panics recovered;
+// tx.Check is not used, since it reads every page of any size and panics
+// on some damage in a goroutine of its own, where it cannot be recovered.
+func checkStateFile(path string) (size int64, why string) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ""
+		return 0, ""
 	}
 	if err != nil {
-		return "" // bbolt.Open reports it, with its cause
+		return 0, "" // bbolt.Open reports it, with its cause
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return ""
+		return 0, ""
 	}
-	size := fi.Size()
+	size = fi.Size()
 	if size == 0 {
-		return "the file is empty"
+		return 0, "the file is empty"
 	}
 	m0, ok0 := readMeta(f, 0)
 	var m1 boltMeta
@@ -187,20 +223,20 @@ func checkStateFile(path string) string {
 	var m boltMeta
 	switch {
 	case !ok0 && !ok1:
-		return fmt.Sprintf("no valid meta page (the file is %d bytes)", size)
+		return size, fmt.Sprintf("no valid meta page (the file is %d bytes)", size)
 	case ok0 && (!ok1 || m0.txid >= m1.txid):
 		m = m0
 	default:
 		m = m1
 	}
 	if need := int64(m.hwm) * int64(m.pageSize); size < need {
-		return fmt.Sprintf("the file is %d bytes, but its pages reach %d (truncated)", size, need)
+		return size, fmt.Sprintf("the file is %d bytes, but its pages reach %d (truncated)", size, need)
 	}
 	if size%int64(m.pageSize) != 0 {
 		// bbolt writes and grows the file in whole pages.
-		return fmt.Sprintf("the file is %d bytes, not a whole number of %d-byte pages (truncated)", size, m.pageSize)
+		return size, fmt.Sprintf("the file is %d bytes, not a whole number of %d-byte pages (truncated)", size, m.pageSize)
 	}
-	return ""
+	return size, ""
 }
 
 // readMeta reads the meta of the page at offset and says whether it is
