@@ -11,7 +11,14 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/politecrawl/crawler/frontier"
 )
+
+// MaxURLLengthLimit is the largest scope.max_url_length: a URL is a key of
+// the state database, whose keys hold at most 32 KiB, and nothing on the
+// web needs more than this.
+const MaxURLLengthLimit = 16 << 10
 
 // Config is everything a crawl is told: the keys of the YAML config file
 // (CONTRACT.md, "Configuration keys"), whose names the yaml tags give. The
@@ -89,7 +96,8 @@ type ScopeConfig struct {
 	// them is out of scope.
 	Exclude []string `yaml:"exclude"`
 	// MaxURLLength is a trap guard: longer URLs (in bytes) are out of scope;
-	// 0 means no limit.
+	// 0 means the default, 2048 (frontier.DefaultMaxURLLength). It is at
+	// most MaxURLLengthLimit: URLs are keys of the state database.
 	MaxURLLength int `yaml:"max_url_length"`
 	// MaxPathDepth is a trap guard: URLs with more path segments are out of
 	// scope; 0 means no limit.
@@ -101,6 +109,12 @@ type ScopeConfig struct {
 	// MaxPagesPerHost is a trap guard: the most pages fetched from one host;
 	// 0 means unlimited.
 	MaxPagesPerHost int `yaml:"max_pages_per_host"`
+	// MaxQueryVariants is a trap guard: the most distinct query strings
+	// one path (of one origin) is queued with (calendars, session ids,
+	// faceted search); a URL with a further one is out of scope. 0 means
+	// no limit. The count lives in memory, bounded (see scope.go), and
+	// starts again when the crawl restarts or its config is reloaded.
+	MaxQueryVariants int `yaml:"max_query_variants"`
 }
 
 // PolitenessConfig decides how hard one host (origin) may be asked. It
@@ -211,6 +225,7 @@ func DefaultConfig() Config {
 			MaxURLLength:        2048,
 			MaxPathDepth:        32,
 			MaxRepeatedSegments: 3,
+			MaxQueryVariants:    1000,
 		},
 		Politeness: PolitenessConfig{
 			Delay:           time.Second,
@@ -336,7 +351,10 @@ func (c *configCheck) userAgent(ua string) {
 	}
 }
 
-// httpURL checks that s is an absolute http or https URL with a host.
+// httpURL checks that s is an absolute http or https URL with a host and
+// no user name or password, which the crawl would refuse to fetch (see
+// frontier.Canonicalize) and the inventory would record. The message
+// shows the URL with its password masked.
 func (c *configCheck) httpURL(key, s string) {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -344,7 +362,11 @@ func (c *configCheck) httpURL(key, s string) {
 		return
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		c.addf(key, "must be an absolute http or https URL, got %q", s)
+		c.addf(key, "must be an absolute http or https URL, got %q", u.Redacted())
+		return
+	}
+	if u.User != nil {
+		c.addf(key, "must not hold a user name or password (user:password@), got %q", u.Redacted())
 	}
 }
 
@@ -399,10 +421,14 @@ func (c *configCheck) scope(s ScopeConfig) {
 	c.atLeast("scope.max_pages", s.MaxPages, 0)
 	c.regexps("scope.include", s.Include)
 	c.regexps("scope.exclude", s.Exclude)
-	c.atLeast("scope.max_url_length", s.MaxURLLength, 0)
+	if s.MaxURLLength < 0 || s.MaxURLLength > MaxURLLengthLimit {
+		c.addf("scope.max_url_length", "must be from 0 (the default, %d) to %d, got %d",
+			frontier.DefaultMaxURLLength, MaxURLLengthLimit, s.MaxURLLength)
+	}
 	c.atLeast("scope.max_path_depth", s.MaxPathDepth, 0)
 	c.atLeast("scope.max_repeated_segments", s.MaxRepeatedSegments, 0)
 	c.atLeast("scope.max_pages_per_host", s.MaxPagesPerHost, 0)
+	c.atLeast("scope.max_query_variants", s.MaxQueryVariants, 0)
 }
 
 func (c *configCheck) regexps(key string, list []string) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler"
+	"github.com/politecrawl/crawler/frontier"
 )
 
 func validConfig() crawler.Config {
@@ -55,6 +56,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 			Include:      []string{"ok", "a(", "*"},
 			Exclude:      []string{"[z-a]"},
 			MaxURLLength: -1, MaxPathDepth: -1, MaxRepeatedSegments: -1, MaxPagesPerHost: -1,
+			MaxQueryVariants: -1,
 		},
 		Politeness: crawler.PolitenessConfig{Delay: -time.Second, RetryAfterMax: -time.Minute},
 		Fetch:      crawler.FetchConfig{MaxBody: -1, MaxRedirects: -1, Retries: -2},
@@ -77,10 +79,11 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		"scope.include[1]: error parsing regexp: missing closing ): `a(`",
 		"scope.include[2]: error parsing regexp: missing argument to repetition operator: `*`",
 		"scope.exclude[0]: error parsing regexp: invalid character class range: `z-a`",
-		`scope.max_url_length: must be ≥ 0, got -1`,
+		`scope.max_url_length: must be from 0 (the default, 2048) to 16384, got -1`,
 		`scope.max_path_depth: must be ≥ 0, got -1`,
 		`scope.max_repeated_segments: must be ≥ 0, got -1`,
 		`scope.max_pages_per_host: must be ≥ 0, got -1`,
+		`scope.max_query_variants: must be ≥ 0, got -1`,
 		`politeness.delay: must be ≥ 0, got -1s`,
 		`politeness.max_per_host: must be ≥ 1, got 0`,
 		`politeness.retry_after_max: must be > 0, got -1m`,
@@ -149,6 +152,10 @@ func TestValidateValues(t *testing.T) {
 		{"bare token", func(c *crawler.Config) { c.UserAgent = "my_bot-2" }, ""},
 		{"http seed", func(c *crawler.Config) { c.Seeds = []string{"HTTP://127.0.0.2:8001/a?b#c"} }, ""},
 		{"seed without host", func(c *crawler.Config) { c.Seeds = []string{"https:///a"} }, `seeds[0]: must be an absolute http or https URL, got "https:///a"`},
+		{"seed with password", func(c *crawler.Config) { c.Seeds = []string{"http://user:pw@127.0.0.1/"} }, `seeds[0]: must not hold a user name or password (user:password@), got "http://user:xxxxx@127.0.0.1/"`},
+		{"sitemap with user", func(c *crawler.Config) { c.Sitemaps = []string{"https://u@example.com/s.xml"} }, `sitemaps[0]: must not hold a user name or password (user:password@), got "https://u@example.com/s.xml"`},
+		{"max url length at its limit", func(c *crawler.Config) { c.Scope.MaxURLLength = crawler.MaxURLLengthLimit }, ""},
+		{"max url length above its limit", func(c *crawler.Config) { c.Scope.MaxURLLength = 1 << 20 }, "scope.max_url_length: must be from 0 (the default, 2048) to 16384, got 1048576"},
 		{"seed with port only", func(c *crawler.Config) { c.Seeds = []string{"http://:80/"} }, `seeds[0]: must be an absolute http or https URL, got "http://:80/"`},
 		{"origin host", func(c *crawler.Config) { c.Scope.Hosts = []string{"https://example.com", "http://127.0.0.2:8001/"} }, ""},
 		{"bare hosts", func(c *crawler.Config) {
@@ -330,4 +337,25 @@ func ExampleParseByteSize() {
 	// 10MB 10000000 10000000B
 	// 1.5GiB 1610612736 1536MiB
 	// 4096 4096 4KiB
+}
+
+// scope.max_url_length: 0 is the default length, as documented, in the
+// engine's hands too (it passes the key to frontier.Canonicalize).
+func TestMaxURLLengthZeroIsTheDefault(t *testing.T) {
+	if got := crawler.DefaultConfig().Scope.MaxURLLength; got != frontier.DefaultMaxURLLength {
+		t.Errorf("default max_url_length %d, want %d", got, frontier.DefaultMaxURLLength)
+	}
+	c := validConfig()
+	c.Scope.MaxURLLength = 0
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://127.0.0.1/"
+	fits := base + strings.Repeat("a", frontier.DefaultMaxURLLength-len(base))
+	if _, err := frontier.Canonicalize(fits, c.Scope.MaxURLLength); err != nil {
+		t.Errorf("a URL of the default length: %v", err)
+	}
+	if _, err := frontier.Canonicalize(fits+"a", c.Scope.MaxURLLength); err == nil {
+		t.Error("a URL one byte over the default length is accepted with max_url_length: 0")
+	}
 }

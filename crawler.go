@@ -147,6 +147,7 @@ func newScope(cfg Config, now func() time.Time) (*scope, error) {
 		maxSegments: cfg.Scope.MaxPathDepth,
 		maxRepeats:  cfg.Scope.MaxRepeatedSegments,
 		now:         now,
+		queries:     newQueryVariants(cfg.Scope.MaxQueryVariants),
 	}
 	for _, h := range cfg.Scope.Hosts {
 		for _, origin := range scopeOrigins(h) {

@@ -1,10 +1,12 @@
 package crawler
 
 import (
+	"hash/maphash"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,10 +20,12 @@ const (
 	rejectPathDepth = "path-depth"        // more path segments than allowed
 	rejectRepeated  = "repeated-segments" // a path segment repeated too often
 	rejectCalendar  = "calendar"          // a date far in the future or past
+	rejectQueries   = "query-variants"    // its path has scope.max_query_variants query strings already
 )
 
-// scope decides which URLs may enter the frontier. It holds no mutable
-// state and is safe for concurrent use.
+// scope decides which URLs may enter the frontier. Its only mutable state
+// is the count of query strings per path (queries), which has a lock of its
+// own; it is safe for concurrent use.
 type scope struct {
 	hosts       map[string]bool // origins; empty means any
 	include     []*regexp.Regexp
@@ -31,6 +35,10 @@ type scope struct {
 	maxSegments int
 	maxRepeats  int
 	now         func() time.Time
+	// queries counts distinct query strings per path, for
+	// scope.max_query_variants; nil is no limit. newScope sets it with
+	// newQueryVariants(cfg.Scope.MaxQueryVariants).
+	queries *queryVariants
 }
 
 // check returns "" when u (canonical, of origin) at depth may be queued, or
@@ -51,7 +59,14 @@ func (s *scope) check(u *url.URL, origin string, depth int) string {
 	case matchAny(s.exclude, full):
 		return rejectExclude
 	}
-	return s.trap(u)
+	if why := s.trap(u); why != "" {
+		return why
+	}
+	// Last, so that a URL refused for another reason takes no slot.
+	if !s.queries.admit(u) {
+		return rejectQueries
+	}
+	return ""
 }
 
 // checkStart is check for a seed or a sitemap the config names, at depth
@@ -132,4 +147,75 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 		}
 	}
 	return false
+}
+
+// queryVariants bounds the query strings one path may be crawled with: a
+// calendar (?month=…), a session id in the URL, or a faceted search makes
+// one path into an endless number of URLs. It admits the first limit
+// distinct query strings of each origin+path, and again any it admitted
+// (a link found twice is the same URL, in scope both times); it refuses
+// other new ones. A URL without a query is not counted.
+//
+// Its memory is bounded whatever the crawl's size: it keeps 64-bit hashes
+// of path+query and a count per path hash, in two generations of at most
+// queryGeneration entries each (about 16 MB at worst). When the current
+// generation fills, the older one is dropped; a path whose counts are
+// dropped so may be given up to limit new variants again, which happens
+// at most once per queryGeneration variants admitted in all, so a trap
+// yields at most limit URLs per 131,072 admitted, not without end. A hash
+// collision (one in 2^64) admits a URL as if seen before: harmless.
+type queryVariants struct {
+	limit int
+	seed  maphash.Seed
+	mu    sync.Mutex
+	cur   queryGen
+	old   queryGen
+}
+
+// queryGeneration is the most entries one generation holds.
+const queryGeneration = 1 << 17
+
+type queryGen struct {
+	seen   map[uint64]struct{} // hash of path?query, for each admitted
+	counts map[uint64]int      // hash of path: query strings admitted
+}
+
+func newQueryGen() queryGen {
+	return queryGen{seen: map[uint64]struct{}{}, counts: map[uint64]int{}}
+}
+
+// newQueryVariants returns the counter for scope.max_query_variants, or
+// nil (no limit) for limit 0.
+func newQueryVariants(limit int) *queryVariants {
+	if limit <= 0 {
+		return nil
+	}
+	return &queryVariants{limit: limit, seed: maphash.MakeSeed(), cur: newQueryGen(), old: newQueryGen()}
+}
+
+// admit reports whether u may be queued, and counts it if it is new.
+func (q *queryVariants) admit(u *url.URL) bool {
+	if q == nil || (u.RawQuery == "" && !u.ForceQuery) {
+		return true
+	}
+	path := u.Scheme + "://" + u.Host + u.EscapedPath()
+	ph := maphash.String(q.seed, path)
+	qh := maphash.String(q.seed, path+"?"+u.RawQuery)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.cur.seen[qh]; ok {
+		return true
+	}
+	if _, ok := q.old.seen[qh]; ok {
+		return true
+	}
+	if q.cur.counts[ph]+q.old.counts[ph] >= q.limit {
+		return false
+	}
+	if len(q.cur.seen) >= queryGeneration || len(q.cur.counts) >= queryGeneration {
+		q.old, q.cur = q.cur, newQueryGen()
+	}
+	q.cur.seen[qh] = struct{}{}
+	q.cur.counts[ph]++
+	return true
 }

@@ -3,6 +3,7 @@ package crawler
 import (
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,75 @@ func TestSeedsAreTakenAsGiven(t *testing.T) {
 	}
 	if r, ok := inv[b.URL+"/"]; !ok || r.Status != 0 || r.FoundVia != storage.FoundSeed || r.Error != "out of scope: host" {
 		t.Errorf("record of seed B = %+v (found %v); want status 0, a seed, out of scope: host", r, ok)
+	}
+}
+
+// scope.max_query_variants: a path gets its first N distinct query strings,
+// and those again; a further one is refused, a URL without a query never
+// is, and another path or origin counts apart. A URL refused for another
+// reason takes no slot.
+func TestScopeQueryVariants(t *testing.T) {
+	s := &scope{
+		exclude: []*regexp.Regexp{regexp.MustCompile(`private`)},
+		queries: newQueryVariants(3),
+	}
+	check := func(raw string) string {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.check(u, u.Scheme+"://"+u.Host, 0)
+	}
+	for _, tc := range []struct{ url, want string }{
+		{"http://h/cal?d=1", ""},
+		{"http://h/cal?d=private", rejectExclude},
+		{"http://h/cal?d=2", ""},
+		{"http://h/cal?d=1", ""}, // found again: the same URL
+		{"http://h/cal?d=3", ""},
+		{"http://h/cal?d=4", rejectQueries},
+		{"http://h/cal?d=2", ""},
+		{"http://h/cal", ""},
+		{"http://h/cal/?d=4", ""},   // another path
+		{"http://h:81/cal?d=4", ""}, // another origin
+		{"https://h/cal?d=4", ""},   // another origin
+		{"http://h/other?d=4", ""},  // another path
+		{"http://h/cal?d=5", rejectQueries},
+	} {
+		if got := check(tc.url); got != tc.want {
+			t.Errorf("check(%s) = %q, want %q", tc.url, got, tc.want)
+		}
+	}
+	if newQueryVariants(0) != nil {
+		t.Error("max_query_variants: 0 keeps a count")
+	}
+}
+
+// The counter's memory is bounded: on a crawl with more distinct query
+// strings than a generation holds, no generation grows past its size, and
+// a trap path still gets no more than its limit per generation.
+func TestQueryVariantsBounded(t *testing.T) {
+	q := newQueryVariants(10)
+	admitted := 0
+	for i := range 3 * queryGeneration {
+		// A crawl of many paths with two queries each, and one trap path.
+		u := &url.URL{Scheme: "http", Host: "h", Path: "/p" + strconv.Itoa(i/2), RawQuery: "q=" + strconv.Itoa(i%2)}
+		if !q.admit(u) {
+			t.Fatalf("%s refused", u)
+		}
+		if q.admit(&url.URL{Scheme: "http", Host: "h", Path: "/trap", RawQuery: "n=" + strconv.Itoa(i)}) {
+			admitted++
+		}
+		for _, g := range []queryGen{q.cur, q.old} {
+			if len(g.seen) > queryGeneration || len(g.counts) > queryGeneration {
+				t.Fatalf("after %d URLs a generation holds %d hashes and %d counts", i, len(g.seen), len(g.counts))
+			}
+		}
+	}
+	// 3 generations filled by the crawl (and the trap's own entries):
+	// the trap gets at most its limit again each time the generation
+	// holding its count is dropped.
+	t.Logf("the trap path got %d query strings over %d URLs", admitted, 3*queryGeneration)
+	if most := 10 * 4; admitted > most {
+		t.Errorf("the trap path got %d query strings, want ≤ %d", admitted, most)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // written.
 func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	now := c.now()
-	if why := c.conf().scope.check(mustParse(l.Request), l.Origin, 0); why == rejectHost {
+	if why := c.conf().scope.checkStart(l.Origin); why != "" {
 		// Queued before a reload or restart narrowed the scope: a host
 		// out of scope is never contacted, robots.txt included.
 		c.hosts.pass(l.Origin, now)

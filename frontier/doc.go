@@ -21,8 +21,12 @@
 // reference resolution and browsers do, and writes the host in canonical
 // ASCII, but keeps escapes as written; like browsers, surrounding spaces
 // and inner tabs and newlines are removed; a trailing dot in a host is kept
-// (example.com. is not example.com); URLs with userinfo are rejected;
-// IPv4 addresses in unusual notations (0x7f.1) are not rewritten.
+// (example.com. is not example.com); URLs with userinfo are rejected, and
+// so are URLs with any other C0 control character or DEL, the fragment
+// included (a browser would percent-encode them; a crawler that prints
+// URLs must not pass on an escape sequence); a port is written without
+// leading zeros in the request form too; IPv4 addresses in unusual
+// notations (0x7f.1) are not rewritten.
 //
 // # Storage
 //

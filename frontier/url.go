@@ -38,6 +38,7 @@ const (
 	ReasonHost     Reason = "host"     // an empty or invalid host or port
 	ReasonTooLong  Reason = "too-long" // longer than the limit
 	ReasonParse    Reason = "parse"    // any other malformation, such as http: without //
+	ReasonControl  Reason = "control"  // a C0 control character or DEL anywhere, the fragment included
 )
 
 // URLError is the error Canonicalize and Resolve return for a rejected URL.
@@ -74,13 +75,22 @@ func reject(reason Reason, raw, detail string) *URLError {
 // should not send credentials it found in a page).
 //
 // Like a browser, Canonicalize first strips leading and trailing spaces and
-// control characters and removes tabs and newlines. It allocates nothing
-// when the URL is already in canonical form, and is safe for concurrent use.
+// control characters and removes tabs, line feeds and carriage returns (an
+// href wrapped over lines is one URL). Any other C0 control character or
+// DEL left, anywhere, the fragment included, rejects the URL (ReasonControl):
+// a browser would percent-encode it, but no real page needs one, and a
+// URL that carries an ANSI escape is an attack on whoever prints it. A
+// port is written in decimal without leading zeros in every form. It
+// allocates nothing when the URL is already in canonical form, and is
+// safe for concurrent use.
 func Canonicalize(raw string, maxLen int) (URL, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxURLLength
 	}
 	s := cleanRaw(raw)
+	if i := indexControl(s); i >= 0 {
+		return URL{}, reject(ReasonControl, raw, fmt.Sprintf("control character %q at byte %d", s[i], i))
+	}
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
 	}
@@ -124,6 +134,10 @@ func Canonicalize(raw string, maxLen int) (URL, error) {
 	if !ok {
 		return URL{}, reject(ReasonHost, raw, "invalid port")
 	}
+	// The request keeps a port as given, default or not, but in
+	// decimal: "018001" is 18001 to us and would be dialled as such, but
+	// the Host header and the inventory would show it otherwise.
+	reqPort := strings.TrimLeft(rawPort, "0")
 
 	rawPath, rawQuery, hasQuery := strings.Cut(tail, "?")
 	reqPath, pathEsc := escapeInvalid(rawPath, false)
@@ -137,10 +151,10 @@ func Canonicalize(raw string, maxLen int) (URL, error) {
 	keyQuery, keyQueryNorm := normPct(reqQuery)
 
 	reqSame := rawScheme == scheme && rawHost == host && (rawPort != "" || !hasColon) &&
-		!pathEsc && !pathDots && !queryEsc
+		reqPort == rawPort && !pathEsc && !pathDots && !queryEsc
 	request := s
 	if !reqSame {
-		request = join(scheme, host, rawPort, reqPath, reqQuery, hasQuery)
+		request = join(scheme, host, reqPort, reqPath, reqQuery, hasQuery)
 		if len(request) > maxLen {
 			return URL{}, reject(ReasonTooLong, raw, "longer than "+strconv.Itoa(maxLen)+" bytes once made valid")
 		}
@@ -162,6 +176,9 @@ func Canonicalize(raw string, maxLen int) (URL, error) {
 // and canonicalises the result as Canonicalize does.
 func Resolve(base URL, ref string, maxLen int) (URL, error) {
 	r := cleanRaw(ref)
+	if i := indexControl(r); i >= 0 {
+		return URL{}, reject(ReasonControl, ref, fmt.Sprintf("control character %q at byte %d", r[i], i))
+	}
 	if i := strings.IndexByte(r, '#'); i >= 0 {
 		r = r[:i]
 	}
@@ -221,6 +238,17 @@ func cleanRaw(s string) string {
 		}
 	}
 	return s
+}
+
+// indexControl returns the index of the first C0 control character or DEL
+// in s, or -1.
+func indexControl(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] == 0x7f {
+			return i
+		}
+	}
+	return -1
 }
 
 // splitScheme splits s at the colon after an RFC 3986 scheme.

@@ -23,8 +23,9 @@ func TestCanonicalize(t *testing.T) {
 		{"https://example.com:443/x", "https://example.com:443/x", "https://example.com/x", "https://example.com"},
 		{"https://example.com:80/x", "https://example.com:80/x", "https://example.com:80/x", "https://example.com:80"},
 		{"http://127.0.0.2:8001", "http://127.0.0.2:8001/", "http://127.0.0.2:8001/", "http://127.0.0.2:8001"},
-		{"http://h:08001/", "http://h:08001/", "http://h:8001/", "http://h:8001"},
-		{"http://h:0080/", "http://h:0080/", "http://h/", "http://h"},
+		{"http://h:08001/", "http://h:8001/", "http://h:8001/", "http://h:8001"},
+		{"http://127.0.0.1:018001/", "http://127.0.0.1:18001/", "http://127.0.0.1:18001/", "http://127.0.0.1:18001"},
+		{"http://h:0080/", "http://h:80/", "http://h/", "http://h"},
 		// IDN: a host and its punycode are one host.
 		{"http://müller.eu/", "http://xn--mller-kva.eu/", "http://xn--mller-kva.eu/", "http://xn--mller-kva.eu"},
 		{"http://MÜLLER.eu/", "http://xn--mller-kva.eu/", "http://xn--mller-kva.eu/", "http://xn--mller-kva.eu"},
@@ -122,6 +123,13 @@ func TestCanonicalizeRejects(t *testing.T) {
 		{long, 0, ReasonTooLong},
 		{"http://h/abc", 10, ReasonTooLong},
 		{"http://h/ü", 11, ReasonTooLong}, // 10 bytes as found, 15 made valid
+		{"http://h/#\x1b[2J", 0, ReasonControl},
+		{"http://h/#\x1b]0;title\x07", 0, ReasonControl},
+		{"http://h/a\x00b", 0, ReasonControl},
+		{"http://h/a?b=\x1fc", 0, ReasonControl},
+		{"http://h/a#\x1b[2Jb", 0, ReasonControl},
+		{"http://h/a\x7fb", 0, ReasonControl},
+		{"http://h\x08/", 0, ReasonControl},
 	}
 	for _, tt := range tests {
 		u, err := Canonicalize(tt.raw, tt.maxLen)
@@ -205,6 +213,12 @@ func TestResolve(t *testing.T) {
 	for _, ref := range []string{"g:h", "mailto:x@y", "javascript:alert(1)", "//user@h/"} {
 		if u, err := Resolve(base, ref, 0); err == nil {
 			t.Errorf("Resolve(%q) = %+v, want an error", ref, u)
+		}
+	}
+	for _, ref := range []string{"#\x1b[2J", "g#\x1b]0;t\x07", "g\x00h", "/g?\x7f=1"} {
+		var ue *URLError
+		if u, err := Resolve(base, ref, 0); !errors.As(err, &ue) || ue.Reason != ReasonControl {
+			t.Errorf("Resolve(%q) = %+v, %v; want a %s error", ref, u, err, ReasonControl)
 		}
 	}
 	// A base without a path or with a query only.

@@ -6,7 +6,9 @@
 // the Crawl-delay of our group in the host's robots.txt. It also caps the
 // requests in flight to a host, applies Retry-After (RFC 9110 §10.2.3, seconds
 // or an HTTP date, never shortened) on 429 and 503, backs off exponentially
-// with jitter on other 5xx answers and network errors, and parks a host that
+// with jitter on other 5xx answers and network errors, and on a 429 or 503
+// whose Retry-After is 0 or a moment past (no failed host rests less than
+// its interval), and parks a host that
 // asks to be left alone for longer than the configured give-up. The Gate
 // never sleeps: it answers with times, and the caller (the crawl engine and
 // its frontier) schedules around them, so no worker ever waits holding a slot.

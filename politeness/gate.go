@@ -157,6 +157,11 @@ func (g *Gate) interval(h *host) (time.Duration, Why) {
 	return g.cfg.Delay, WhyConfig
 }
 
+func (g *Gate) intervalOf(h *host) time.Duration {
+	iv, _ := g.interval(h)
+	return iv
+}
+
 // limit is the limiter's rate for h. It is slower than the interval asks by
 // slack, so that scheduling jitter between deciding and sending never brings
 // two starts closer than the interval as the server sees them.
@@ -349,10 +354,15 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	h.streak++
 	wait, why := g.backoffLocked(h.streak), WhyBackoff
 	if r.Status == 429 || r.Status == 503 {
-		if ra, ok := ParseRetryAfter(r.RetryAfter, now); ok {
+		// A Retry-After of 0 or of a moment past says "now", which
+		// for a host that just refused us is no plan: it is backed off
+		// like an answer that gives no Retry-After.
+		if ra, ok := ParseRetryAfter(r.RetryAfter, now); ok && ra > 0 {
 			wait, why = ra, WhyRetryAfter
 		}
 	}
+	// A failed host rests at least its interval, whatever was asked.
+	wait = max(wait, g.intervalOf(h))
 	g.waitLocked(h, now.Add(wait), why)
 	switch {
 	case wait > g.cfg.GiveUp:

@@ -3,6 +3,7 @@ package politeness
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +434,36 @@ func TestGateChangedWakesOnSentAndRelease(t *testing.T) {
 	case <-ch:
 	default:
 		t.Fatal("not closed by Release")
+	}
+}
+
+// A Retry-After of 0 or of a past date is no licence to ask again at once:
+// the host backs off as if none were given, and never rests less than its
+// interval.
+func TestGateRetryAfterNowBacksOff(t *testing.T) {
+	for _, header := range []string{"0", t0.Add(-time.Hour).Format(http.TimeFormat)} {
+		t.Run(header, func(t *testing.T) {
+			const delay = 3 * time.Second
+			g := New(Config{Delay: delay, BackoffBase: time.Second, BackoffMax: time.Minute, MaxStreak: 100, Seed: 1}, t0)
+			now := t0
+			var total time.Duration
+			for i := range 10 {
+				now = acquireAt(t, g, origin, now)
+				out := g.Release(origin, now, Result{Status: 429, RetryAfter: header})
+				w := out.RetryAt.Sub(now)
+				floor := max(delay, min(time.Second<<i, time.Minute)/2)
+				if !out.Wait || w < floor {
+					t.Fatalf("answer %d: wait %v, want ≥ %v", i+1, w, floor)
+				}
+				if ok, _ := g.Acquire(origin, out.RetryAt.Add(-time.Millisecond)); ok {
+					t.Fatalf("answer %d: Acquire granted before the wait ran out", i+1)
+				}
+				total += w
+				now = out.RetryAt
+			}
+			if total < 2*time.Minute {
+				t.Errorf("10 answers of Retry-After %q spread over %v, want backoff (≥ 2m)", header, total)
+			}
+		})
 	}
 }

@@ -36,7 +36,9 @@
 // (percent-encoding, dot segments) and, to be safe, with backslashes and
 // runs of slashes read as one slash, as browsers and many servers read
 // them. A location longer than 2,048 characters, of a scheme other than
-// http or https, or unparsable is dropped. A relative location is resolved
+// http or https, unparsable, or holding a C0 control character or DEL
+// anywhere (the fragment included; XML character references count) is
+// dropped. A relative location is resolved
 // against the sitemap URL, then checked like the others; it is never
 // passed on as written. (A text sitemap lists absolute URLs only.) The
 // URL Read is given should be where the file was found, after redirects.

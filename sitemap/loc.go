@@ -3,6 +3,7 @@ package sitemap
 import (
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -112,6 +113,11 @@ func fastOK(raw []byte, prefix string) bool {
 }
 
 func (s *scope) checkSlow(str string, mode locMode) (string, Rule, string) {
+	// url.Parse refuses control characters, but not in the fragment; an
+	// escape sequence there (#\x1b[2J) would reach whoever prints the URL.
+	if i := strings.IndexFunc(str, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return "", RuleControl, "control character " + strconv.Quote(str[i:i+1]) + " at byte " + strconv.Itoa(i) + "; dropped"
+	}
 	if utf8.RuneCountInString(str) > MaxURLLength {
 		return "", RuleTooLong, "longer than 2048 characters; dropped"
 	}

@@ -168,6 +168,11 @@ func TestScopeCheck(t *testing.T) {
 		{"mailto:x@example.com", modePage, "", RuleScheme},
 		{"https://example.com/a/b/" + strings.Repeat("x", MaxURLLength), modePage, "", RuleTooLong},
 		{"http://example.com/a/b/", modeChild, "", RuleScope},
+		{"https://example.com/a/b/c#\x1b[2J", modePage, "", RuleControl},
+		{"https://example.com/a/b/c#\x1b]0;title\x07", modePage, "", RuleControl},
+		{"https://example.com/a/b/c\rd", modePage, "", RuleControl},
+		{"https://example.com/a/b/c?\x7f", modeText, "", RuleControl},
+		{"c#\x1b[2J", modePage, "", RuleControl},
 	} {
 		got, rule, why := s.check([]byte(c.raw), c.mode)
 		if got != c.want || rule != c.rule || (rule == "") != (why == "") {

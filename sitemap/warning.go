@@ -21,6 +21,7 @@ const (
 	RuleTooLong    Rule = "too_long"    // longer than 2,048 characters
 	RuleScheme     Rule = "scheme"      // neither http nor https
 	RuleInvalidURL Rule = "invalid_url" // missing, unparsable, or relative where only absolute URLs may be
+	RuleControl    Rule = "control"     // a C0 control character or DEL anywhere in it, the fragment included
 
 	// Bad metadata; the entry is kept without it.
 	RuleLastmod    Rule = "lastmod"    // not a W3C Datetime (nor, in RSS, an RFC 822 date)

@@ -56,6 +56,12 @@
 // a torn last record in the WARC file being written; the next run starts a
 // new WARC file. Inventory lines reach the file whole.
 //
+// Open refuses a crawl.db that is not a whole bbolt database (empty, cut
+// short, metas overwritten, or, in a file of up to 64 MiB, a page of the
+// tree that is not what its parent says) with an error wrapping ErrDamaged,
+// before bbolt can crash on it; damage inside the tree of a larger file is
+// found only when a read meets it (see checkStateFile).
+//
 // Link rewriting for output.mirror_links: relative (RewriteHTML, RewriteCSS,
 // CheckMirror) works like wget -k: links to files in the mirror become
 // relative, others absolute, and <base href> is dropped; UnlinkGone makes

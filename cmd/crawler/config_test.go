@@ -95,6 +95,7 @@ scope:
   max_path_depth: 0
   max_repeated_segments: 2
   max_pages_per_host: 50
+  max_query_variants: 7
 politeness:
   delay: 250ms
   max_per_host: 2
@@ -139,6 +140,7 @@ func allKeysConfig() crawler.Config {
 			Include:      []string{`^https://example\.com/docs/`},
 			Exclude:      []string{`\.pdf$`, `/private/`},
 			MaxURLLength: 512, MaxPathDepth: 0, MaxRepeatedSegments: 2, MaxPagesPerHost: 50,
+			MaxQueryVariants: 7,
 		},
 		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute},
 		Fetch:      crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
@@ -162,7 +164,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 46} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 47} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -84,8 +85,9 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if !isSet(fs, "state-dir") {
 		// An audit that was not given --state-dir keeps its state apart
 		// from any crawl's (whose frontier would say every URL is done
-		// already), and leaves nothing behind.
-		dir, err := os.MkdirTemp("", "crawler-discover-")
+		// already), and leaves nothing behind: what a killed audit
+		// left, the next one removes (see newDiscoverDir).
+		dir, err := newDiscoverDir(os.TempDir(), newLogger(cfg.Log, s.err))
 		if err != nil {
 			return err
 		}
@@ -100,6 +102,7 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 // is refused with its problems logged, and the crawl goes on as it was.
 func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio, reload func() (crawler.Config, error)) error {
 	log := newLogger(cfg.Log, s.err)
+	defer routeStdLog(log)()
 	opts.Logger, opts.Stdout = log, s.out
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress, opts.ProgressTTY = s.err, true
@@ -175,7 +178,44 @@ func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
+	return serveOn(ctx, ln, h, log, daemonLimits), nil
+}
+
+// serverLimits bound what clients of daemon.listen can hold: how long a
+// connection may take over a request and its answer, how long it may sit
+// idle, and how many connections are open at once.
+type serverLimits struct {
+	ReadHeader, Read, Write, Idle time.Duration
+	MaxConns                      int
+}
+
+// daemonLimits are generous for a scraper or an operator's curl (a
+// /metrics or /hosts answer of a large crawl is written well within
+// Write) and short enough that idle keep-alive connections cannot pile
+// up; a client past MaxConns waits in the kernel's accept queue, which
+// costs the process no file descriptor, until one closes.
+var daemonLimits = serverLimits{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Write:      time.Minute,
+	Idle:       time.Minute,
+	MaxConns:   64,
+}
+
+// serveOn serves h on ln within lim until the returned stop is called.
+// The server's own complaints (accept errors, bad TLS, panics in h) go to
+// log, not to the standard logger.
+func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, lim serverLimits) (stop func()) {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.ReadHeader,
+		ReadTimeout:       lim.Read,
+		WriteTimeout:      lim.Write,
+		IdleTimeout:       lim.Idle,
+		ErrorLog:          slog.NewLogLogger(log.With("server", "daemon.listen").Handler(), slog.LevelWarn),
+	}
+	ln = limitListener(ln, lim.MaxConns)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -183,13 +223,14 @@ func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (
 			log.Error("serve metrics", "err", err)
 		}
 	}()
-	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
 		<-done
-	}, nil
+	}
 }
 
 // newLogger makes the slog logger log.format and log.level ask for.
@@ -203,6 +244,24 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// routeStdLog sends what the standard library writes with the log
+// package (net/http's "Unsolicited response", "Accept error" and the
+// like) to log as warnings, so that log.format: json holds only JSON, and
+// returns how to undo it. The log package's output is the process's, so
+// this is done here, for the one crawl a command runs, and not in a
+// library package.
+func routeStdLog(log *slog.Logger) (restore func()) {
+	w, flags, prefix := stdlog.Writer(), stdlog.Flags(), stdlog.Prefix()
+	stdlog.SetOutput(slog.NewLogLogger(log.Handler(), slog.LevelWarn).Writer())
+	stdlog.SetFlags(0)
+	stdlog.SetPrefix("")
+	return func() {
+		stdlog.SetOutput(w)
+		stdlog.SetFlags(flags)
+		stdlog.SetPrefix(prefix)
+	}
 }
 
 // printSummary writes what a run did, in a few lines.

@@ -308,3 +308,34 @@ func TestSitemapFetcherDelay(t *testing.T) {
 		t.Errorf("the first request waits for nothing: %v", err)
 	}
 }
+
+// A location with a control character, in the fragment too, written raw
+// or as a character reference, is dropped with a warning: neither the
+// listing (plain or --json) nor the warnings carry a C0 byte or DEL.
+func TestSitemapCommandPrintsNoControlCharacters(t *testing.T) {
+	s := newSitemapSite(t)
+	s.file("/s.xml", urlsetOf(
+		s.url("/ok"),
+		s.url("/a#\x1b[2J"),
+		s.url("/b#&#x1b;]0;title&#x07;"),
+		s.url("/c\rd"),
+		s.url("/e?\x7f"),
+	), "")
+	for _, args := range [][]string{{s.url("/s.xml")}, {"--json", s.url("/s.xml")}} {
+		stdout, stderr, code := runSitemapCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d; stderr:\n%s", args, code, stderr)
+		}
+		for name, text := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			if i := strings.IndexFunc(text, func(r rune) bool { return (r < 0x20 && r != '\n') || r == 0x7f }); i >= 0 {
+				t.Errorf("%v: %s holds control character %q: %q", args, name, text[i], text)
+			}
+		}
+		if n := strings.Count(stdout, "\n"); n != 1 || !strings.Contains(stdout, s.url("/ok")) {
+			t.Errorf("%v: stdout %q, want only %s", args, stdout, s.url("/ok"))
+		}
+		if n := strings.Count(stderr, ": control: "); n != 4 {
+			t.Errorf("%v: %d control warnings, want 4; stderr:\n%s", args, n, stderr)
+		}
+	}
+}

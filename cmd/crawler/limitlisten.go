@@ -1,0 +1,53 @@
+package main
+
+import (
+	"net"
+	"sync"
+)
+
+// limitListener returns a Listener that accepts at most n connections at
+// once: Accept waits while n are open. It is golang.org/x/net/netutil's
+// LimitListener, which this package may not import (deps_test.go keeps
+// x/net to the root package).
+func limitListener(l net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	sem       chan struct{}
+	closeOnce sync.Once
+	done      chan struct{}
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	err := l.Listener.Close()
+	l.closeOnce.Do(func() { close(l.done) })
+	return err
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
