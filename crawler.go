@@ -111,8 +111,15 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	return c, nil
 }
 
-func (c *Crawler) open() error {
-	var err error
+func (c *Crawler) open() (err error) {
+	defer func() {
+		// bbolt panics on a page it cannot read; storage.Open checks
+		// the whole of a small file, the frontier's first reads find
+		// the rest.
+		if p := recover(); p != nil {
+			err = c.state.Damaged(fmt.Sprint(p))
+		}
+	}()
 	if c.front, err = frontier.New(c.state.DB(), frontier.Options{}); err != nil {
 		return fmt.Errorf("open frontier: %w", err)
 	}

@@ -144,6 +144,11 @@ func closeQuietly(db *bbolt.DB) {
 	db.Close()
 }
 
+// Damaged is the error for damage found in the database after Open, by a
+// package that keeps its buckets there (a panic of bbolt's while reading
+// them, say): it wraps ErrDamaged and names the file.
+func (s *State) Damaged(why string) error { return damaged(s.path, why) }
+
 func damaged(path, why string) error {
 	return fmt.Errorf("%s is %w: %s; move it away to start afresh", path, ErrDamaged, why)
 }
