@@ -110,8 +110,9 @@ func NewInventory(w io.Writer) *Inventory {
 // OpenInventory returns an Inventory appending to the file at path, created
 // 0o644 if needed, so that a resumed crawl keeps the history of the earlier
 // runs. The path "-" means stdout, which is then never closed. If an
-// existing file does not end in a newline (a torn line from elsewhere),
-// the first flush starts a new line.
+// existing file ends in a torn line (a crash, or a full disk, cut the last
+// write short), that part line is cut off: its record was never counted
+// done, so the crawl writes it again whole.
 func OpenInventory(path string, stdout io.Writer) (*Inventory, error) {
 	if path == "-" {
 		return NewInventory(stdout), nil
@@ -120,31 +121,40 @@ func OpenInventory(path string, stdout io.Writer) (*Inventory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open inventory: %w", err)
 	}
-	inv := NewInventory(f)
-	inv.file = f
-	torn, err := endsTorn(f)
-	if err != nil {
+	if err := cutTorn(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open inventory: %w", err)
 	}
-	if torn {
-		inv.pending = append(inv.pending, '\n')
-	}
+	inv := NewInventory(f)
+	inv.file = f
 	return inv, nil
 }
 
-// endsTorn reports whether a regular file is non-empty and does not end in
-// a newline.
-func endsTorn(f *os.File) (bool, error) {
+// cutTorn truncates a regular file after its last newline, dropping a
+// torn last line; a file with no newline at all is emptied.
+func cutTorn(f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return false, err
+		return err
 	}
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
-		return false, err
+	buf := make([]byte, 64<<10)
+	end := fi.Size()
+	for end > 0 {
+		start := max(0, end-int64(len(buf)))
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			end = start + int64(i) + 1
+			break
+		}
+		end = start
 	}
-	return last[0] != '\n', nil
+	if end == fi.Size() {
+		return nil
+	}
+	return f.Truncate(end)
 }
 
 // Write appends r as one line. FetchedAt is written in UTC. An error means

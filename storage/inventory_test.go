@@ -119,14 +119,25 @@ func TestInventoryRepairsTornLine(t *testing.T) {
 	if err := inv.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The torn line, whose record was never counted done, is cut off:
+	// every line is whole and the file reads cleanly.
 	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if len(lines) != 3 || lines[1] != `{"url":"b","sta` || lines[2] != `{"url":"c","status":0,"depth":0}` {
-		t.Errorf("file after repair:\n%s", b)
+	if want := `{"url":"a","status":0,"depth":0}` + "\n" + `{"url":"c","status":0,"depth":0}` + "\n"; string(b) != want {
+		t.Errorf("file after repair:\n%s\nwant\n%s", b, want)
 	}
-	err = ReadInventory(bytes.NewReader(b), func(Record) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("ReadInventory of a torn line: %v, want an error naming line 2", err)
+	if err := ReadInventory(bytes.NewReader(b), func(Record) error { return nil }); err != nil {
+		t.Errorf("ReadInventory after repair: %v", err)
+	}
+	// A file that is one torn line is emptied.
+	if err := os.WriteFile(path, []byte(`{"url":"b","sta`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if inv, err = OpenInventory(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	inv.Close()
+	if b, _ := os.ReadFile(path); len(b) != 0 {
+		t.Errorf("a lone torn line left %q", b)
 	}
 }
 
