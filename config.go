@@ -130,6 +130,14 @@ type PolitenessConfig struct {
 	// failing again and again) to be left alone for longer is parked and
 	// reported instead of waited for.
 	RetryAfterMax time.Duration `yaml:"retry_after_max"`
+	// RobotsLastWait bounds how long an ad hoc crawl with nothing else
+	// left waits for a robots.txt that answers 429 or 5xx, or cannot be
+	// reached (RFC 9309 §2.3.1.3–4: nothing else of the host is fetched
+	// meanwhile). Until then it is asked again on its backoff; then once
+	// more, when the server's Retry-After allows within this wait; then
+	// the host's URLs are recorded as not fetched and the crawl ends. A
+	// daemon keeps asking on the backoff.
+	RobotsLastWait time.Duration `yaml:"robots_last_wait"`
 }
 
 // FetchConfig tunes the HTTP requests.
@@ -232,6 +240,7 @@ func DefaultConfig() Config {
 			MaxPerHost:      1,
 			HonorCrawlDelay: true,
 			RetryAfterMax:   time.Hour,
+			RobotsLastWait:  30 * time.Second,
 		},
 		Fetch: FetchConfig{
 			Workers:      16,
@@ -446,6 +455,9 @@ func (c *configCheck) politeness(p PolitenessConfig) {
 	c.atLeast("politeness.max_per_host", p.MaxPerHost, 1)
 	if p.RetryAfterMax <= 0 {
 		c.addf("politeness.retry_after_max", "must be > 0, got %s", shortDuration(p.RetryAfterMax))
+	}
+	if p.RobotsLastWait < 0 {
+		c.addf("politeness.robots_last_wait", "must be ≥ 0, got %s", shortDuration(p.RobotsLastWait))
 	}
 }
 

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -45,8 +46,13 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			}
 			continue
 		}
-		if working == 0 && idle.Until.IsZero() && !c.cfg.Daemon.Enabled {
-			return nil // drained, or only parked hosts are left
+		if working == 0 && !c.cfg.Daemon.Enabled {
+			if idle.Until.IsZero() {
+				return nil // drained, or only parked hosts are left
+			}
+			if c.hosts.lastCall(now, c.conf().Politeness.RobotsLastWait) {
+				continue
+			}
 		}
 		wait := time.Minute
 		if !idle.Until.IsZero() {
@@ -193,7 +199,11 @@ func (c *Crawler) recordParked() error {
 				break
 			}
 			// Only a parked host has URLs left, so l is of h.Origin.
-			c.settle(l, done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason}))
+			why := "not fetched: host parked: " + h.ParkReason
+			if strings.HasPrefix(h.ParkReason, robotsUnavailable) {
+				why = h.ParkReason
+			}
+			c.settle(l, done(storage.Record{Error: why}))
 		}
 		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
 			return err

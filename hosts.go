@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"strconv"
 	"log/slog"
 	"sync"
 	"time"
@@ -37,6 +38,8 @@ type hosts struct {
 	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
 	reading   map[string]int       // sitemap leases out, by origin
 	heldBack  map[string]bool      // origins put off until their sitemaps are read
+	asked     map[string]time.Time // when an unavailable robots.txt's server asked to be asked again
+	lastTry   map[string]time.Time // when a robots.txt's last call is due (see lastCall)
 	doneEarly int64                // pages fetched by earlier runs on this state
 }
 
@@ -49,6 +52,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
 		reading: map[string]int{}, heldBack: map[string]bool{},
+		asked: map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
 	if cfg.Daemon.Enabled {
 		h.robots.SetMaxAge(cfg.Daemon.Recrawl)
@@ -442,4 +446,72 @@ func (h *hosts) saveRobots(origin string, st robots.State) {
 	if err := h.saved.Put(origin, st); err != nil {
 		h.stateError("save robots.txt state", err)
 	}
+}
+
+// retryAfterAsked keeps when the server of an unavailable robots.txt asked
+// (Retry-After) to be asked again, for lastCall.
+func (h *hosts) retryAfterAsked(origin string, f robots.Fetch, done time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f.RetryAfter > 0 {
+		h.asked[origin] = done.Add(f.RetryAfter)
+	} else {
+		delete(h.asked, origin)
+	}
+}
+
+// robotsUnavailable starts the reason a host is given up on when its
+// robots.txt never answered; its URLs' records say it as their error.
+const robotsUnavailable = "robots.txt unavailable: "
+
+// lastCall ends an ad hoc crawl whose only URLs left are of hosts whose
+// robots.txt is unavailable (429, 5xx, no answer), at now: each is asked
+// once more, at once or when its server's Retry-After allows if that is
+// within wait (politeness.robots_last_wait); a host whose last call failed,
+// or whose server asks for longer, is given up on. It reports whether it
+// readied or parked a host; false, with nothing changed, when other hosts
+// still have URLs waiting, or the last calls are still to come.
+func (h *hosts) lastCall(now time.Time, wait time.Duration) bool {
+	var left []string
+	for _, fh := range h.front.Hosts() {
+		if fh.Queued == 0 || fh.Parked {
+			continue
+		}
+		if h.robots.Status(fh.Origin, now) != string(robots.ResultUnreachable) {
+			return false // other work waits: not the end
+		}
+		left = append(left, fh.Origin)
+	}
+	changed := false
+	for _, origin := range left {
+		st, _ := h.robots.Peek(origin)
+		h.mu.Lock()
+		due, called := h.lastTry[origin]
+		asked := h.asked[origin]
+		h.mu.Unlock()
+		switch {
+		case called && st.FetchedAt.Before(due):
+			continue // its last call is still to come
+		case called || asked.Sub(now) > wait:
+			why := st.Error
+			if why == "" {
+				why = strconv.Itoa(st.Status)
+			}
+			h.park(origin, robotsUnavailable+why)
+		default:
+			at := now
+			if asked.After(now) {
+				at = asked
+			}
+			h.mu.Lock()
+			h.lastTry[origin] = at
+			h.mu.Unlock()
+			h.robots.Hasten(origin, at)
+			h.gate.EndWait(origin, politeness.WhyRobots, now)
+			h.gate.Wait(origin, at, politeness.WhyRobots)
+			h.ready(origin, now)
+		}
+		changed = true
+	}
+	return changed
 }

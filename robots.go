@@ -13,10 +13,6 @@ import (
 	"github.com/politecrawl/crawler/robots"
 )
 
-// adHocRobotsTries is how many fetches of an unreachable robots.txt an ad
-// hoc crawl makes before it parks the host (robots.RetryMin apart).
-const adHocRobotsTries = 2
-
 // errOutOfScope refuses a robots.txt redirect to a host the crawl may not
 // contact.
 var errOutOfScope = errors.New("redirect to a host out of scope")
@@ -150,6 +146,7 @@ func isRedirect(status int) bool {
 // Crawl-delay, its Sitemap: lines, giving up on the host.
 func (c *Crawler) storeRobots(origin string, f robots.Fetch, asked, done time.Time) {
 	st, crawlDelay := c.hosts.learnRobots(origin, f, asked, done)
+	c.hosts.retryAfterAsked(origin, f, done)
 	if st.Result == robots.ResultOK {
 		// Before the state is saved: a kill in between must not lose them.
 		c.seedSitemaps(origin, st.Rules().Sitemaps())
@@ -170,17 +167,16 @@ func originOf(u *url.URL) string {
 }
 
 // giveUpOn says why an ad hoc crawl gives up on a host after fetching its
-// robots.txt, or "": a robots.txt that keeps failing, or that asks (by
-// Retry-After or Crawl-delay) for a wait longer than
-// politeness.retry_after_max. A daemon waits instead.
+// robots.txt, or "": a robots.txt that asks (by Retry-After or
+// Crawl-delay) for a wait longer than politeness.retry_after_max. One that
+// keeps failing is asked again while other hosts have work, and given up on
+// at the end (hosts.lastCall). A daemon waits instead.
 func (c *Crawler) giveUpOn(st robots.State, crawlDelay time.Duration, now time.Time) string {
 	cfg := c.conf()
 	if cfg.Daemon.Enabled {
 		return ""
 	}
 	switch most := cfg.Politeness.RetryAfterMax; {
-	case st.DisallowAll && st.Failures >= adHocRobotsTries:
-		return fmt.Sprintf("robots.txt unreachable %d times (%s)", st.Failures, robotsFailure(st))
 	case st.DisallowAll && st.NextFetch.Sub(now) > most:
 		return fmt.Sprintf("robots.txt unreachable (%s), next try in %s, past retry_after_max %s",
 			robotsFailure(st), st.NextFetch.Sub(now).Round(time.Second), most)

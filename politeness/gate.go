@@ -398,6 +398,18 @@ func (g *Gate) Wait(origin string, until time.Time, why Why) {
 	g.waitLocked(g.host(origin), until, why)
 }
 
+// EndWait ends origin's wait now if it is one for why: its caller chose to
+// ask again sooner than it decided (the crawl's last call to a robots.txt
+// that was unavailable). The host's interval still applies, and a wait for
+// another reason stays.
+func (g *Gate) EndWait(origin string, why Why, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if h := g.host(origin); h.waitWhy == why && h.waitUntil.After(now) {
+		h.waitUntil = now
+	}
+}
+
 // Park gives up on origin: Acquire refuses it from now on, until Unpark.
 func (g *Gate) Park(origin, reason string) {
 	g.mu.Lock()

@@ -467,3 +467,20 @@ func TestGateRetryAfterNowBacksOff(t *testing.T) {
 		})
 	}
 }
+
+// EndWait ends a wait for the reason given, and only that one; the host's
+// interval still holds.
+func TestGateEndWait(t *testing.T) {
+	const origin = "http://a.test"
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	g := New(Config{Delay: time.Second}, t0.Add(-time.Hour))
+	g.Wait(origin, t0.Add(time.Hour), WhyRobots)
+	g.EndWait(origin, WhyRetryAfter, t0)
+	if ok, _ := g.Acquire(origin, t0); ok {
+		t.Fatal("a wait for robots.txt ended by EndWait for another reason")
+	}
+	g.EndWait(origin, WhyRobots, t0)
+	if ok, at := g.Acquire(origin, t0); !ok {
+		t.Fatalf("refused until %v after EndWait", at)
+	}
+}

@@ -134,6 +134,28 @@ func (c *RobotsCache) Answer(origin string, now time.Time) (robots.State, bool) 
 	return s, true
 }
 
+// Peek returns origin's state without starting a fetch or changing the
+// cache's order; false when the host is unknown.
+func (c *RobotsCache) Peek(origin string) (robots.State, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.index[origin]
+	if !ok {
+		return robots.State{}, false
+	}
+	return el.Value.(*robotsEntry).state, true
+}
+
+// Hasten makes origin's robots.txt due at at when it is due later: its
+// caller asks again sooner than the policy's backoff (see EndWait).
+func (c *RobotsCache) Hasten(origin string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.entry(origin); e.state.NextFetch.After(at) {
+		e.state.NextFetch = at
+	}
+}
+
 // Abandon ends a fetch begun by Lookup that did not happen (the crawl is
 // stopping, or politeness said "not now").
 func (c *RobotsCache) Abandon(origin string) {

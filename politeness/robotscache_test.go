@@ -127,3 +127,29 @@ func TestRobotsCacheAnswer(t *testing.T) {
 		t.Fatal("an answer after an unreachable fetch")
 	}
 }
+
+// Hasten brings a due time forward, never back; Peek reads a state without
+// starting a fetch.
+func TestRobotsCacheHastenAndPeek(t *testing.T) {
+	const origin = "http://a.test"
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	c := NewRobotsCache("ExampleBot", 10)
+	if _, ok := c.Peek(origin); ok {
+		t.Fatal("Peek knows a host never looked up")
+	}
+	if act, _, _ := c.Lookup(origin, t0); act != RobotsFetch {
+		t.Fatalf("first Lookup = %v", act)
+	}
+	st := c.Store(origin, robots.Fetch{Status: 503}, t0)
+	if !st.DisallowAll || !st.NextFetch.After(t0.Add(time.Second)) {
+		t.Fatalf("after a 503: %+v", st)
+	}
+	c.Hasten(origin, st.NextFetch.Add(time.Hour)) // later: no change
+	if got, _ := c.Peek(origin); !got.NextFetch.Equal(st.NextFetch) {
+		t.Errorf("Hasten to a later time moved NextFetch to %v", got.NextFetch)
+	}
+	c.Hasten(origin, t0.Add(time.Second))
+	if act, _, _ := c.Lookup(origin, t0.Add(time.Second)); act != RobotsFetch {
+		t.Errorf("Lookup at the hastened time = %v, want a fetch", act)
+	}
+}

@@ -101,6 +101,7 @@ politeness:
   max_per_host: 2
   honor_crawl_delay: false
   retry_after_max: 10m
+  robots_last_wait: 5s
 fetch:
   workers: 4
   timeout: 1m30s
@@ -142,7 +143,8 @@ func allKeysConfig() crawler.Config {
 			MaxURLLength: 512, MaxPathDepth: 0, MaxRepeatedSegments: 2, MaxPagesPerHost: 50,
 			MaxQueryVariants: 7,
 		},
-		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute},
+		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute,
+			RobotsLastWait: 5 * time.Second},
 		Fetch:      crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
 		Output: crawler.OutputConfig{
 			URLs: "-", MirrorDir: "mirror", MirrorLinks: "relative", WARC: "warc",
@@ -164,7 +166,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 47} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 48} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}

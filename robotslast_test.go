@@ -1,0 +1,78 @@
+package crawler
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A robots.txt that answers 503 for good does not hold an ad hoc crawl
+// past its other hosts: once nothing else is left it is asked once more,
+// then the host's URLs are recorded as not fetched with the reason, and no
+// page of it is ever requested. The old policy asked again a minute later
+// (robots.RetryMin): the run's 20s limit would end it first.
+func TestUnavailableRobotsGetsALastCall(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.html("/", "/1", b.URL+"/x", b.URL+"/y")
+	a.html("/1")
+	b.set("/robots.txt", page{status: 503})
+	b.html("/x")
+	cfg := testConfig(t, a.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL, b.URL}
+	cfg.Politeness.Delay = 20 * time.Millisecond
+	sum, err, _ := runFor(t, cfg, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := b.hits(); hits["/robots.txt"] != 2 || len(hits) != 1 {
+		t.Errorf("B saw %v, want robots.txt twice (the first try and the last call) and nothing else", hits)
+	}
+	inv := inventory(t, cfg.Output.URLs)
+	for _, p := range []string{"/x", "/y"} {
+		if r := inv[b.URL+p]; r.Status != 0 || r.Error != "robots.txt unavailable: 503" {
+			t.Errorf("%s recorded %+v, want status 0 and the reason", p, r)
+		}
+	}
+	if len(sum.Parked) != 1 || a.hits()["/1"] != 1 {
+		t.Errorf("parked %+v, A's /1 asked %d times", sum.Parked, a.hits()["/1"])
+	}
+}
+
+// The last call waits for a Retry-After that is within
+// politeness.robots_last_wait, and a robots.txt that answers then lets the
+// host be crawled.
+func TestLastCallHonoursRetryAfter(t *testing.T) {
+	var tries atomic.Int32
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt" && tries.Add(1) == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(503)
+		case r.URL.Path == "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+		default:
+			w.Write([]byte("<html>page</html>"))
+		}
+	}))
+	defer b.Close()
+	cfg := testConfig(t, b.URL+"/")
+	cfg.Politeness.RobotsLastWait = 10 * time.Second
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sum, err := c.Run(ctx)
+	if err != nil || len(sum.Parked) != 0 || tries.Load() != 2 {
+		t.Fatalf("err %v, parked %+v, robots.txt asked %d times; want it asked again after its Retry-After and the host crawled",
+			err, sum.Parked, tries.Load())
+	}
+	if r := inventory(t, cfg.Output.URLs)[b.URL+"/"]; r.Status != 200 {
+		t.Errorf("/ recorded %+v, want 200", r)
+	}
+}
