@@ -2,8 +2,8 @@ package crawler
 
 import (
 	"fmt"
-	"strconv"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 

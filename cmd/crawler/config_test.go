@@ -145,7 +145,7 @@ func allKeysConfig() crawler.Config {
 		},
 		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute,
 			RobotsLastWait: 5 * time.Second},
-		Fetch:      crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
+		Fetch: crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
 		Output: crawler.OutputConfig{
 			URLs: "-", MirrorDir: "mirror", MirrorLinks: "relative", WARC: "warc",
 			WARCMaxSize: 3 * crawler.GiB / 2,
