@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
-	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
 )
 
 // changingSite is a site whose pages change between rounds, with ETags and
@@ -128,7 +128,7 @@ func TestDaemonRevisits(t *testing.T) {
 		}
 	}
 	wait("the first pass", func() bool { return has("/b 200") && has("/news 200") })
-	bPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/b"), "text/html"))
+	bPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/b"), "text/html"))
 	if _, err := os.Stat(bPath); err != nil {
 		t.Fatalf("/b is not in the mirror after the first pass: %v", err)
 	}
@@ -160,7 +160,7 @@ func TestDaemonRevisits(t *testing.T) {
 	if r := inv[s.URL+"/d"]; !r.Gone || r.Status != 404 {
 		t.Errorf("/d's last record: %+v, want 404 and gone", r)
 	}
-	dPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/d/"), "text/html"))
+	dPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/d/"), "text/html"))
 	if _, err := os.Stat(dPath); err != nil {
 		t.Errorf("/d/ is not in the mirror: %v", err)
 	}

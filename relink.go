@@ -13,6 +13,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
 )
 
 // relinkEvery relinks the mirror of a daemon after its passes, until the
@@ -124,22 +125,22 @@ const relinkBatch = 1000
 // checked to resolve to a saved file. Links to pages since removed from the
 // mirror (gone: 404 or 410) are made absolute again; the broken links left
 // are counted and listed in the log.
-func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
+func (c *Crawler) relinkMirror() (mirror.Report, error) {
 	report, _, err := c.relinkMirrorLeft()
 	return report, err
 }
 
 // relinkMirrorLeft is relinkMirror that also says how many pages it left
 // for the next pass because a worker was visiting them.
-func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err error) {
+func (c *Crawler) relinkMirrorLeft() (report mirror.Report, left int, err error) {
 	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
-		return storage.MirrorReport{}, 0, nil
+		return mirror.Report{}, 0, nil
 	}
 	rewritten, left, err := c.relinkPages()
 	if err != nil {
-		return storage.MirrorReport{}, left, err
+		return mirror.Report{}, left, err
 	}
-	report, err = storage.CheckMirror(c.out.mirror.Root())
+	report, err = mirror.Check(c.out.mirror.Root())
 	if err != nil {
 		return report, left, fmt.Errorf("check mirror: %w", err)
 	}
@@ -149,7 +150,7 @@ func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err
 		return report, left, err
 	}
 	if n > 0 {
-		if report, err = storage.CheckMirror(c.out.mirror.Root()); err != nil {
+		if report, err = mirror.Check(c.out.mirror.Root()); err != nil {
 			return report, left, fmt.Errorf("check mirror: %w", err)
 		}
 	}
@@ -245,9 +246,9 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 		return err
 	}
 	if isCSS(p.ContentType) {
-		body, _ = storage.RewriteCSS(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteCSS(body, u, self, c.mirrored)
 	} else {
-		body, _ = storage.RewriteHTML(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteHTML(body, u, self, c.mirrored)
 	}
 	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
 	return err
@@ -271,10 +272,10 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 // lead to pages removed from the mirror since they were relinked (404 or
 // 410 on a revisit), as a link to a page the mirror does not have is
 // written. Only links still broken when a file is rewritten change (see
-// storage.UnlinkGone): a page saved since where a gone one was keeps its
+// mirror.UnlinkGone): a page saved since where a gone one was keeps its
 // links. A file whose page a worker is visiting is left for the next pass.
 // It returns how many files changed and how many were left.
-func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, err error) {
+func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err error) {
 	if len(broken) == 0 {
 		return 0, 0, nil
 	}
@@ -289,7 +290,7 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, er
 		case need[p.MirrorPath] && p.Relinked:
 			owner[p.MirrorPath] = p // its relative links are mirror paths
 		case p.MirrorPath == "" && (p.Status == 404 || p.Status == 410):
-			at := storage.MirrorPath(mustParse(p.URL), p.ContentType)
+			at := mirror.Path(mustParse(p.URL), p.ContentType)
 			gone[at], gone[at+"/index.html"] = p.URL, p.URL // where Locate may have put it
 		}
 		return nil
@@ -339,7 +340,7 @@ func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) 
 	if err != nil {
 		return false, false, err
 	}
-	body, n := storage.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
+	body, n := mirror.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
 	if n == 0 {
 		return false, false, nil
 	}

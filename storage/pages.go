@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/crawler/storage/warc"
+
 	"go.etcd.io/bbolt"
 )
 
@@ -37,7 +39,7 @@ type Page struct {
 	Duration     time.Duration `json:"dur,omitempty"`
 	Unchanged    int           `json:"same,omitempty"`   // consecutive visits that found no change
 	MirrorPath   string        `json:"mirror,omitempty"` // as Mirror.Write returned it
-	WARC         WARCRef       `json:"warc,omitzero"`    // the record holding the payload
+	WARC         warc.Ref      `json:"warc,omitzero"`    // the record holding the payload
 	// Canonical is the page's <link rel=canonical>, and Hreflang its
 	// alternates by language (<link rel=alternate hreflang>).
 	Canonical string            `json:"canonical,omitempty"`

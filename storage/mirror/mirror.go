@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ import (
 const maxIndexDepth = 8
 
 // Mirror keeps fetched bodies as files under a root directory, at the paths
-// MirrorPath gives. It is safe for concurrent use by multiple goroutines
+// Path gives. It is safe for concurrent use by multiple goroutines
 // within one process; two processes must not share a root.
 //
 // When one URL's file and another URL's directory would have the same name
@@ -33,8 +33,8 @@ type Mirror struct {
 	mu   sync.Mutex // serialises changes to the directory tree
 }
 
-// NewMirror returns a Mirror rooted at dir, which it creates if needed.
-func NewMirror(dir string) (*Mirror, error) {
+// New returns a Mirror rooted at dir, which it creates if needed.
+func New(dir string) (*Mirror, error) {
 	if dir == "" {
 		return nil, errors.New("mirror: empty directory")
 	}
@@ -53,7 +53,7 @@ func (m *Mirror) Root() string { return m.root }
 // Directories are created 0o755 and files 0o644, less the umask (as wget
 // makes them).
 func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, error) {
-	rel := MirrorPath(u, contentType)
+	rel := Path(u, contentType)
 	dir, err := m.makeDirs(path.Dir(rel))
 	if err != nil {
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
@@ -77,12 +77,12 @@ func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, 
 }
 
 // Locate returns the slash-separated path, relative to the root, at which
-// the file for u and contentType is or would be kept: MirrorPath's answer,
+// the file for u and contentType is or would be kept: Path's answer,
 // or index.html inside it when that name is a directory.
 func (m *Mirror) Locate(u *url.URL, contentType string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.locate(MirrorPath(u, contentType))
+	return m.locate(Path(u, contentType))
 }
 
 // Remove deletes the file for u and contentType, for a page that is gone.
@@ -90,7 +90,7 @@ func (m *Mirror) Locate(u *url.URL, contentType string) (string, error) {
 func (m *Mirror) Remove(u *url.URL, contentType string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rel, err := m.locate(MirrorPath(u, contentType))
+	rel, err := m.locate(Path(u, contentType))
 	if err == nil {
 		err = os.Remove(m.abs(rel))
 	}
@@ -163,7 +163,7 @@ func fileIntoDir(parent, p string) error {
 }
 
 // writeTemp copies body into a new temporary file in dir and returns its
-// name. Temporary names start with ".tmp-", which MirrorPath never makes
+// name. Temporary names start with ".tmp-", which Path never makes
 // at the root and which is unlikely deeper down; a collision is refused by
 // O_EXCL, never clobbered. The file is made with its final mode, as
 // os.CreateTemp's 0600 would need a chmod: one more inode change per page.

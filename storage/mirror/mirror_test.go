@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 
 func newTestMirror(t *testing.T) *Mirror {
 	t.Helper()
-	m, err := NewMirror(filepath.Join(t.TempDir(), "mirror"))
+	m, err := New(filepath.Join(t.TempDir(), "mirror"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestMirrorRemove(t *testing.T) {
 func TestMirrorHostile(t *testing.T) {
 	outer := t.TempDir()
 	root := filepath.Join(outer, "mirror")
-	m, err := NewMirror(root)
+	m, err := New(root)
 	if err != nil {
 		t.Fatal(err)
 	}

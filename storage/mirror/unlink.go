@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 // relative to root) as RewriteHTML or RewriteCSS left it, with each
 // relative reference that leads to a file no longer in the mirror made an
 // absolute URL again, as RewriteHTML writes a link to a page the mirror
-// does not have. Only broken references change, those CheckMirror would
+// does not have. Only broken references change, those Check would
 // report: one whose target is a regular file of root at this moment is
 // kept, whatever gone says of its path (another page may be saved there,
 // or the gone page may have come back). gone is given the path a broken
-// reference leads to, as CheckMirror resolves it, and returns the URL of
+// reference leads to, as Check resolves it, and returns the URL of
 // the page that was kept there, if any. The reference's fragment is kept.
 // css says body is a stylesheet. It returns the new body and how many
 // references changed.

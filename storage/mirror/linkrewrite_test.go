@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func siteResolve(site map[string]string, asked *[]string) func(*url.URL) (string
 		if !ok {
 			return "", false
 		}
-		return MirrorPath(u, ct), true
+		return Path(u, ct), true
 	}
 }
 
@@ -95,9 +95,9 @@ func TestRewriteGolden(t *testing.T) {
 			var got []byte
 			var n int
 			if strings.HasSuffix(tt.file, ".css") {
-				got, n = RewriteCSS(in, page, MirrorPath(page, "text/css"), siteResolve(goldenSite, nil))
+				got, n = RewriteCSS(in, page, Path(page, "text/css"), siteResolve(goldenSite, nil))
 			} else {
-				got, n = RewriteHTML(in, page, MirrorPath(page, htmlType), siteResolve(goldenSite, nil))
+				got, n = RewriteHTML(in, page, Path(page, htmlType), siteResolve(goldenSite, nil))
 			}
 			golden := filepath.Join("testdata", "rewrite", tt.file+".golden")
 			if *updateRewriteGolden {
@@ -202,7 +202,7 @@ func TestRewriteHTML(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustParse(t, page)
-			got, n := RewriteHTML([]byte(tt.in), p, MirrorPath(p, htmlType), siteResolve(goldenSite, nil))
+			got, n := RewriteHTML([]byte(tt.in), p, Path(p, htmlType), siteResolve(goldenSite, nil))
 			if string(got) != tt.want || n != tt.count {
 				t.Errorf("RewriteHTML(%q)\n = %q, %d\nwant %q, %d", tt.in, got, n, tt.want, tt.count)
 			}
@@ -268,7 +268,7 @@ func TestRewriteCSS(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustParse(t, sheet)
-			got, n := RewriteCSS([]byte(tt.in), p, MirrorPath(p, "text/css"), siteResolve(goldenSite, nil))
+			got, n := RewriteCSS([]byte(tt.in), p, Path(p, "text/css"), siteResolve(goldenSite, nil))
 			if string(got) != tt.want || n != tt.count {
 				t.Errorf("RewriteCSS(%q)\n = %q, %d\nwant %q, %d", tt.in, got, n, tt.want, tt.count)
 			}
@@ -657,11 +657,11 @@ func ExampleRewriteHTML() {
 		if !ok {
 			return "", false
 		}
-		return MirrorPath(u, ct), true
+		return Path(u, ct), true
 	}
 	body := []byte(`<a href="./">Docs</a> <a href="/search?q=go#hits">Search</a>
 <img src="/img/logo.png"> <a href="/about">About</a>`)
-	out, n := RewriteHTML(body, page, MirrorPath(page, "text/html"), resolve)
+	out, n := RewriteHTML(body, page, Path(page, "text/html"), resolve)
 	fmt.Printf("%s\n%d links point into the mirror\n", out, n)
 	// Output:
 	// <a href="index.html">Docs</a> <a href="../search@q=go.html#hits">Search</a>
