@@ -18,20 +18,18 @@ const module = "github.com/politecrawl/crawler"
 // storage know bbolt, the root wires them all and cmd/crawler wires the root.
 // Go's go/build/deps_test.go is the model.
 var allowedImports = map[string][]string{
-	"robots":        {},
-	"sitemap":       {"github.com/klauspost/compress/"},
-	"frontier":      {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
-	"politeness":    {module + "/robots", "golang.org/x/time/rate"},
-	"storage":       {module + "/robots", module + "/storage/warc", "go.etcd.io/bbolt"},
-	"storage/warc":  {"github.com/klauspost/compress/"},
-	"storage/links": {"github.com/PuerkitoBio/goquery", "golang.org/x/net/html"},
-	"storage/mirror": {
-		module + "/storage/links", "golang.org/x/net/html",
-	},
+	"robots":         {},
+	"sitemap":        {"github.com/klauspost/compress/"},
+	"frontier":       {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
+	"politeness":     {module + "/robots", "golang.org/x/time/rate"},
+	"storage":        {module + "/robots", module + "/storage/warc", "go.etcd.io/bbolt"},
+	"storage/warc":   {"github.com/klauspost/compress/"},
+	"storage/links":  {"github.com/PuerkitoBio/goquery", "golang.org/x/net/html/"},
+	"storage/mirror": {module + "/storage/links"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/",
-		"github.com/PuerkitoBio/goquery", "golang.org/x/net/", "golang.org/x/time/rate",
+		"golang.org/x/net/", "golang.org/x/time/rate",
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},
 	"cmd/crawler": {

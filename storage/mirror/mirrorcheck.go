@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // Bounds on Check's work.
@@ -153,10 +156,13 @@ func checkFile(r *os.Root, name string, kind int, body []byte, rep *Report) {
 				return // its relative references lead away from the mirror
 			}
 		}
-		w := htmlWalker{fn: func(ref string, _ refKind) (string, bool) { return collect(ref) }}
-		w.walk(body, false)
+		links.Scan(bytes.NewReader(body), func(ref links.Ref) {
+			if ref.Kind != links.Base && ref.Kind != links.Form {
+				collect(ref.URL) // a form's target is no link of the mirror (see RewriteHTML)
+			}
+		})
 	case fileCSS:
-		walkCSS(body, collect, nil)
+		links.ScanCSS(body, func(ref string) { collect(ref) })
 	}
 
 	var broken []string

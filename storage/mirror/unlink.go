@@ -1,10 +1,11 @@
 package mirror
 
 import (
-	"bytes"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // UnlinkGone returns body, the mirror file at selfPath (slash-separated,
@@ -43,13 +44,14 @@ func UnlinkGone(root *os.Root, body []byte, selfPath string, css bool, gone func
 		n++
 		return abs, true
 	}
-	var out bytes.Buffer
-	out.Grow(len(body) + len(body)/16)
 	if css {
-		walkCSS(body, fn, &out)
-	} else {
-		w := htmlWalker{fn: func(ref string, _ refKind) (string, bool) { return fn(ref) }, out: &out}
-		w.walk(body, false)
+		return links.RewriteCSS(body, fn), n
 	}
-	return out.Bytes(), n
+	out := links.Rewrite(body, func(ref links.Ref) (string, bool) {
+		if ref.Kind == links.Base {
+			return "", false
+		}
+		return fn(ref.URL)
+	})
+	return out, n
 }
