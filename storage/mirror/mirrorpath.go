@@ -49,7 +49,8 @@ const (
 //     .html or .htm get ".html" appended, text/css bodies ".css"
 //     ("page@q=1.html");
 //   - "." and "..", empty segments, and Windows device names (CON, NUL,
-//     COM1, ...) are escaped, so no segment ever climbs out of the root;
+//     COM1, ...) are escaped, so no segment ever climbs out of the root,
+//     and so is the dot of a name starting ".tmp-", the mirror's own;
 //   - a name over 200 bytes keeps its start and extension and gets a hash of
 //     the whole name; a path over 1024 bytes keeps its first directories, its
 //     file name, and replaces the rest of the directories by one named after
@@ -230,6 +231,9 @@ func neutralise(name string) string {
 		return "%2E"
 	case "..":
 		return "%2E%2E"
+	}
+	if strings.HasPrefix(name, tempPrefix) {
+		return "%2E" + name[1:] // the mirror's temporary files are named so
 	}
 	stem, _, _ := strings.Cut(name, ".")
 	if isDeviceName(stem) {
