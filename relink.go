@@ -169,7 +169,14 @@ func (c *Crawler) relinkMirrorLeft() (report mirror.Report, left int, err error)
 // relinkPages rewrites the pages not yet relinked, a batch at a time so
 // that no transaction is held while files are written. It returns how many
 // it rewrote and how many it left because a worker was visiting them.
+//
+// Several URLs may share one file (/py/ and /py/index.html): the file is
+// rewritten once per pass, for the first of them, and the others are only
+// marked relinked. A second rewrite would read the mirror's relative links
+// as the site's, and make absolute those whose mirror name differs from
+// their URL (site.css for /css/site, a query's '@').
 func (c *Crawler) relinkPages() (done, busy int, err error) {
+	rewritten := map[string]bool{} // mirror paths rewritten in this pass
 	for {
 		var batch []storage.Page
 		err = c.pages.ForEach(func(p storage.Page) error {
@@ -186,7 +193,7 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 		}
 		left := 0
 		for _, p := range batch {
-			ok, err := c.relinkIdle(p.Key)
+			ok, err := c.relinkIdle(p.Key, rewritten)
 			if err != nil {
 				return done, busy + left, err
 			}
@@ -207,8 +214,9 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 // daemon a revisit may be saving a new body and page record at this very
 // moment, which a rewrite of the old file and a write of the record read
 // before would undo. Such a page is left for the next pass, and false
-// returned. The record is read again once the URL is held.
-func (c *Crawler) relinkIdle(key string) (bool, error) {
+// returned. The record is read again once the URL is held. A file in
+// rewritten is not rewritten again; a file rewritten is added.
+func (c *Crawler) relinkIdle(key string, rewritten map[string]bool) (bool, error) {
 	if _, busy := c.inflight.LoadOrStore(key, struct{}{}); busy {
 		return false, nil
 	}
@@ -220,8 +228,11 @@ func (c *Crawler) relinkIdle(key string) (bool, error) {
 	if !ok || p.Relinked || p.MirrorPath == "" {
 		return true, nil // changed since the batch was read: nothing to do now
 	}
-	if err := c.relinkPage(p); err != nil {
-		c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+	if !rewritten[p.MirrorPath] {
+		if err := c.relinkPage(p); err != nil {
+			c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+		}
+		rewritten[p.MirrorPath] = true
 	}
 	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
 	if err := c.pages.Put(p); err != nil {
@@ -254,18 +265,32 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 	return err
 }
 
-// mirrored says where the mirror keeps target, if it does.
+// mirrored says where the mirror keeps target, if it does. A URL that
+// redirected is kept where the end of its chain is, as wget -k links it:
+// its page record holds the 3xx and the next hop (FinalURL), which is
+// followed up to fetch.max_redirects hops.
 func (c *Crawler) mirrored(target *url.URL) (string, bool) {
-	canon, err := frontier.Canonicalize(target.String(), 0)
-	if err != nil {
-		return "", false
+	raw := target.String()
+	for range c.conf().Fetch.MaxRedirects + 1 {
+		canon, err := frontier.Canonicalize(raw, 0)
+		if err != nil {
+			return "", false
+		}
+		p, ok, err := c.pages.Get(canon.Key)
+		if err != nil || !ok {
+			return "", false
+		}
+		if p.Status >= 300 && p.Status <= 399 && p.FinalURL != "" && p.FinalURL != p.URL {
+			raw = p.FinalURL
+			continue
+		}
+		if p.MirrorPath == "" {
+			return "", false
+		}
+		path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
+		return path, err == nil
 	}
-	p, ok, err := c.pages.Get(canon.Key)
-	if err != nil || !ok || p.MirrorPath == "" {
-		return "", false
-	}
-	path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
-	return path, err == nil
+	return "", false
 }
 
 // unlinkGone makes absolute again the broken links of mirror files that
@@ -291,7 +316,7 @@ func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err
 			owner[p.MirrorPath] = p // its relative links are mirror paths
 		case p.MirrorPath == "" && (p.Status == 404 || p.Status == 410):
 			at := mirror.Path(mustParse(p.URL), p.ContentType)
-			gone[at], gone[at+"/index.html"] = p.URL, p.URL // where Locate may have put it
+			gone[at], gone[mirror.AsidePath(at)] = p.URL, p.URL // where Locate may have put it
 		}
 		return nil
 	})

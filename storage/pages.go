@@ -26,7 +26,7 @@ const pageVersion = 1
 type Page struct {
 	Key          string        `json:"-"`                 // canonical URL key (the frontier's identity)
 	URL          string        `json:"url"`               // the URL requested
-	FinalURL     string        `json:"final,omitempty"`   // after redirects
+	FinalURL     string        `json:"final,omitempty"`   // after redirects; for a 3xx, the next hop
 	Status       int           `json:"status,omitempty"`  // HTTP status; 0 when there was no response
 	ContentType  string        `json:"type,omitempty"`    // as the server sent it
 	Length       int64         `json:"len,omitempty"`     // body bytes read
