@@ -11,6 +11,28 @@ var elements = map[string]bool{
 	"track": true, "video": true,
 }
 
+// names are the element and attribute names the grammar knows, so that a
+// Ref's Tag and Attr cost no allocation.
+var names = map[string]string{}
+
+func init() {
+	for e := range elements {
+		names[e] = e
+	}
+	for _, a := range []string{"href", "xlink:href", "src", "srcset", "longdesc", "poster", "formaction",
+		"action", "data", "background", "content", "cite", "style"} {
+		names[a] = a
+	}
+}
+
+// intern returns b as a string, without allocating for a name of names.
+func intern(b []byte) string {
+	if s, ok := names[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
 // What an attribute's value holds.
 const (
 	roleNone    = iota

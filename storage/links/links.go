@@ -147,7 +147,7 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	if w.tag != nil && headTags[string(name)] {
 		w.tag(string(name), w.attrs)
 	}
-	if w.refs(string(name)) {
+	if w.refs(intern(name)) {
 		w.render(name, tt == html.SelfClosingTagToken)
 	} else {
 		w.write(w.raw)
@@ -278,7 +278,7 @@ func (w *walker) refs(tag string) bool {
 		if role == roleNone {
 			continue
 		}
-		ref.Tag, ref.Attr = tag, string(a.key)
+		ref.Tag, ref.Attr = tag, intern(a.key)
 		v := string(a.val)
 		var nv string
 		var c bool

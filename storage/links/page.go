@@ -32,7 +32,7 @@ func ReadHTML(body []byte, contentType string) *Page {
 // Read reads an HTML page in UTF-8 from r. A read error ends the page where
 // it happened.
 func Read(r io.Reader) *Page {
-	p := &Page{head: &html.Node{Type: html.DocumentNode}}
+	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
 	w := walker{
 		visit: func(ref Ref) (string, bool) { p.Refs = append(p.Refs, ref); return "", false },
 		tag:   p.addHead,

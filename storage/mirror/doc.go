@@ -28,13 +28,26 @@
 //
 // When a URL's file and another URL's directory would have the same name
 // (/e served as a file, and /e/ or /e/x needing e/ as a directory), the
-// directory wins and the file is kept beside it (see Mirror).
+// directory wins and the file is kept beside it, as e%! (see Mirror and
+// AsidePath).
+//
+// # Links
+//
+// A link to a URL that redirected is pointed, by the engine's resolve
+// function, at the mirror file of the end of the chain, as wget -k does. A
+// form's action stays as written unless its target is mirrored: the
+// mirror file sits where the page did, so it still means the page's
+// target (a <base> that changed its meaning makes it absolute). Where
+// several URLs share a file (/d/ and /d/index.html) the engine rewrites it
+// once: RewriteHTML is not idempotent on a file it already rewrote, whose
+// relative links it would read as the site's.
 //
 // # Caveats
 //
 // A crash can leave temporary ".tmp-*" files in the mirror; New removes
-// them. Rewriting works on bytes and keeps all but the tags it changes,
-// which suits UTF-8 and other ASCII-compatible pages; a page in UTF-16 is
-// left as it is. Left alone: URLs in scripts, link imagesrcset and CSS
-// image-set() strings.
+// them. Rewriting works on bytes and keeps all but the tags it changes
+// (which are written again, lower-cased and double-quoted; see
+// links.Rewrite), which suits UTF-8 and other ASCII-compatible pages; a
+// page in UTF-16 is left as it is. Left alone: URLs in scripts, link
+// imagesrcset and CSS image-set() strings.
 package mirror

@@ -39,9 +39,10 @@ type BrokenLink struct {
 // Check checks that every relative reference in the HTML (.html,
 // .htm) and CSS (.css) files under root leads to a regular file under root,
 // as a browser opening the files from disk would follow it. It looks at the
-// references RewriteHTML and RewriteCSS rewrite; absolute URLs, fragment-only
-// references and references with a scheme (data:, mailto:) are not mirror
-// links and are left out.
+// references RewriteHTML and RewriteCSS rewrite but forms' targets, which
+// RewriteHTML may leave relative to a live URL; absolute URLs,
+// fragment-only references and references with a scheme (data:, mailto:)
+// are not mirror links and are left out.
 //
 // A reference is resolved as a browser maps a relative URL onto a file
 // path: against the file's directory (or its <base href>, when relative),

@@ -59,7 +59,9 @@ const (
 // Distinct URLs get distinct paths except where the difference is one of
 // spelling that servers treat alike (an escaped and an unescaped '@', say),
 // where an .html is appended (/a and /a.html, both HTML), or between http and
-// https, as with wget.
+// https, as with wget. Names keep their case: on a case-insensitive file
+// system (macOS's and Windows' defaults), /A and /a collide, and the later
+// body replaces the earlier.
 func Path(u *url.URL, contentType string) string {
 	names := make([]string, 0, 8)
 	names = append(names, hostName(u))

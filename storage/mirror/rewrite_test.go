@@ -353,7 +353,37 @@ func FuzzRewriteHTML(f *testing.F) {
 		if !bytes.Equal(once, twice) {
 			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", in, once, twice)
 		}
+		if a, b := meanings(in, page), meanings(once, page); !slices.Equal(a, b) {
+			t.Fatalf("with nothing in the mirror, the links changed meaning:\n in   %q\n out  %q\n %q\n %q", in, once, a, b)
+		}
 	})
+}
+
+// meanings lists what each reference of an HTML document means: its kind
+// and the URL it resolves to against page or the document's <base>.
+func meanings(doc []byte, page *url.URL) []string {
+	base := page
+	if href, ok := findBase(doc); ok {
+		base = baseURL(page, href)
+	}
+	var out []string
+	links.Scan(bytes.NewReader(doc), func(r links.Ref) {
+		if r.Kind == links.Base {
+			return
+		}
+		s := cleanURL(r.URL)
+		if (s == "" || s[0] == '#') && (r.CSS || withoutFragment(base) == withoutFragment(page)) {
+			out = append(out, r.Kind.String()+" "+s) // this document, wherever it is
+			return
+		}
+		u, err := base.Parse(s)
+		if err != nil {
+			out = append(out, r.Kind.String()+" unparseable "+r.URL)
+			return
+		}
+		out = append(out, r.Kind.String()+" "+u.String())
+	})
+	return out
 }
 
 // tokenShape lists the tokens of an HTML document by type, with the names
