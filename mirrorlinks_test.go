@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/mirror"
 )
 
@@ -92,5 +94,49 @@ func TestMirrorKeepsFormActionsRelative(t *testing.T) {
 	}
 	if strings.Contains(body, s.URL) {
 		t.Errorf("docs/page.html links to the live site:\n%s", body)
+	}
+}
+
+// A file two URLs share is rewritten once even when the second URL's
+// record is relinked a pass later: a worker was visiting it during the
+// first pass, and its revisit found the body unchanged and kept the file.
+func TestRelinkRewritesASharedFileOnceAcrossPasses(t *testing.T) {
+	c, save := newRelinker(t)
+	body := `<html><head><link rel="stylesheet" href="/css/site"></head></html>`
+	var pages []storage.Page
+	for _, raw := range []string{"http://example.test/py/", "http://example.test/py/index.html"} {
+		p := save(raw, body)
+		p.Hash = storage.ContentHash([]byte(body))
+		if err := c.pages.Put(p); err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+	}
+	sheet := mustParse("http://example.test/css/site")
+	rel, err := c.out.mirror.Write(sheet, "text/css", strings.NewReader("a{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	canon, err := frontier.Canonicalize(sheet.String(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.pages.Put(storage.Page{Key: canon.Key, URL: sheet.String(), Status: 200, ContentType: "text/css", MirrorPath: rel}); err != nil {
+		t.Fatal(err)
+	}
+
+	c.inflight.Store(pages[1].Key, struct{}{}) // being visited: left for the next pass
+	if _, err := c.relinkMirror(); err != nil {
+		t.Fatal(err)
+	}
+	c.inflight.Delete(pages[1].Key)
+	if _, err := c.relinkMirror(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mirrorFile(t, c, pages[0]); !strings.Contains(got, `href="../css/site.css"`) {
+		t.Errorf("py/index.html after two passes:\n%s", got)
+	}
+	if p, _, _ := c.pages.Get(pages[1].Key); !p.Relinked {
+		t.Errorf("the second URL's record is not marked relinked")
 	}
 }

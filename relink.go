@@ -244,7 +244,10 @@ func (c *Crawler) relinkIdle(key string, rewritten map[string]bool) (bool, error
 // errBatchFull stops a walk of the page records once a batch is gathered.
 var errBatchFull = errors.New("batch full")
 
-// relinkPage rewrites one mirrored file in place.
+// relinkPage rewrites one mirrored file in place, if it still holds the
+// body p describes (its Hash): a file that does not was rewritten already,
+// for another URL saved at the same path (/py/ and /py/index.html) in an
+// earlier pass, or holds that URL's body, which its own record relinks.
 func (c *Crawler) relinkPage(p storage.Page) error {
 	u := mustParse(p.URL)
 	m := c.out.mirror
@@ -255,6 +258,9 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(self)))
 	if err != nil {
 		return err
+	}
+	if p.Hash != "" && storage.ContentHash(body) != p.Hash {
+		return nil
 	}
 	if isCSS(p.ContentType) {
 		body, _ = mirror.RewriteCSS(body, u, self, c.mirrored)
