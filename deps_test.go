@@ -49,6 +49,34 @@ func TestImportDirections(t *testing.T) {
 	}
 }
 
+// TestEveryPackageHasImportRules fails on a package allowedImports does
+// not list, whose imports TestImportDirections would not check: only
+// frontier and the storage packages may use bbolt, and a new package must
+// say what it may use.
+func TestEveryPackageHasImportRules(t *testing.T) {
+	reported := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if _, ok := allowedImports[dir]; !ok && !reported[dir] {
+			t.Errorf("package %q is not in allowedImports", dir)
+			reported[dir] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // parseImports returns each import of the non-test Go files in dir, with a
 // file that uses it.
 func parseImports(t *testing.T, dir string) map[string]string {
