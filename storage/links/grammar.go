@@ -61,7 +61,7 @@ func attrRole(tag, key string, attrs []attr) (int, Ref) {
 			ref := Ref{Kind: LinkKind(rel), Rel: rel}
 			if ref.Kind == Alternate {
 				ref.Nofollow = hasToken(rel, "nofollow")
-				if hasToken(rel, "alternate") && firstRel(rel) == "alternate" {
+				if firstRel(rel) == "alternate" {
 					lang, _ := find(attrs, "hreflang")
 					ref.Hreflang = strings.TrimSpace(lang)
 				}

@@ -79,8 +79,8 @@ type walker struct {
 	tag   func(name string, attrs []attr) // when set, called with each start tag of headTags
 	attrs []attr
 	raw   []byte   // a copy of the raw tag: TagAttr decodes in place
-	vals  []string // new values of the tag's attributes; "" and !set[i] when kept
-	set   []int8   // per attribute: 0 kept, 1 replaced, -1 removed
+	vals  []string // per attribute of the tag: its new value when set[i] is 1
+	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
 }
 
 // headTags are the elements the tag hook of a walker sees.
