@@ -220,7 +220,8 @@ func safeKey(k []byte) bool {
 	return true
 }
 
-// escapeAttr writes v as the text of a double-quoted attribute value.
+// escapeAttr writes v as the text of a double-quoted attribute value that
+// the tokenizer reads back as v.
 func escapeAttr(b *bytes.Buffer, v string) {
 	last := 0
 	for i := 0; i < len(v); i++ {
@@ -234,6 +235,8 @@ func escapeAttr(b *bytes.Buffer, v string) {
 			esc = "&lt;"
 		case '>':
 			esc = "&gt;"
+		case '\r':
+			esc = "&#13;" // a raw CR would be read back as LF
 		default:
 			continue
 		}
