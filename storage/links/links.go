@@ -132,6 +132,12 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	case "image":
 		name = []byte("img")
 	}
+	if !elements[string(name)] && !containsStyle(z.Raw()) {
+		// No URL here: its attributes need not be read (TagAttr, which
+		// decodes them, is most of a tag's cost).
+		w.write(w.raw)
+		return isStyle
+	}
 	w.attrs = w.attrs[:0]
 	styled := false
 	for more {
@@ -153,6 +159,22 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 		w.write(w.raw)
 	}
 	return isStyle
+}
+
+// containsStyle reports whether a raw tag may have a style attribute: it
+// holds "style" in any case.
+func containsStyle(raw []byte) bool {
+	for i := 0; i+5 <= len(raw); i++ {
+		j := bytes.IndexAny(raw[i:], "sS")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+5 <= len(raw) && equalFold(raw[i:i+5], "style") {
+			return true
+		}
+	}
+	return false
 }
 
 // styleText handles the text of a <style> element.
