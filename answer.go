@@ -31,6 +31,9 @@ func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response,
 	switch {
 	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
 		links = c.redirect(l, resp, &rec)
+		if rec.FinalURL != "" {
+			page.FinalURL = rec.FinalURL // the next hop: the mirror links to the end of the chain
+		}
 	case resp.status == 304 && known:
 		rec.NotModified = true
 		c.obs.notModifiedAnswer()

@@ -12,6 +12,8 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
+	"github.com/politecrawl/crawler/storage/warc"
 )
 
 func TestCrawlFollowsLinksObeysRobotsAndReadsSitemaps(t *testing.T) {
@@ -155,11 +157,11 @@ func TestCrawlMirrorBrowsesOffline(t *testing.T) {
 	if sum.BrokenLinks != 0 {
 		t.Errorf("%d broken links in the mirror", sum.BrokenLinks)
 	}
-	report, err := storage.CheckMirror(cfg.Output.MirrorDir)
+	report, err := mirror.Check(cfg.Output.MirrorDir)
 	if err != nil || len(report.Broken) != 0 || report.Links < 5 {
 		t.Fatalf("CheckMirror: %+v, %v; want 5 or more links, none broken", report, err)
 	}
-	home := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/"), "text/html"))
+	home := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/"), "text/html"))
 	body, err := os.ReadFile(home)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +207,7 @@ func TestCrawlWritesWARCAndRecordsCanonical(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := storage.NewWARCReader(f)
+	r, err := warc.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}

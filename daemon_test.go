@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
-	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
 )
 
 // changingSite is a site whose pages change between rounds, with ETags and
@@ -128,10 +128,9 @@ func TestDaemonRevisits(t *testing.T) {
 		}
 	}
 	wait("the first pass", func() bool { return has("/b 200") && has("/news 200") })
-	bPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/b"), "text/html"))
-	if _, err := os.Stat(bPath); err != nil {
-		t.Fatalf("/b is not in the mirror after the first pass: %v", err)
-	}
+	bPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/b"), "text/html"))
+	// The server answered /b before the crawler saved it: wait for the file.
+	wait("/b in the mirror after the first pass", func() bool { _, err := os.Stat(bPath); return err == nil })
 	s.mu.Lock()
 	s.round = 1
 	s.mu.Unlock()
@@ -160,7 +159,7 @@ func TestDaemonRevisits(t *testing.T) {
 	if r := inv[s.URL+"/d"]; !r.Gone || r.Status != 404 {
 		t.Errorf("/d's last record: %+v, want 404 and gone", r)
 	}
-	dPath := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(s.URL+"/d/"), "text/html"))
+	dPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/d/"), "text/html"))
 	if _, err := os.Stat(dPath); err != nil {
 		t.Errorf("/d/ is not in the mirror: %v", err)
 	}

@@ -18,18 +18,18 @@ const module = "github.com/politecrawl/crawler"
 // storage know bbolt, the root wires them all and cmd/crawler wires the root.
 // Go's go/build/deps_test.go is the model.
 var allowedImports = map[string][]string{
-	"robots":     {},
-	"sitemap":    {"github.com/klauspost/compress/"},
-	"frontier":   {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
-	"politeness": {module + "/robots", "golang.org/x/time/rate"},
-	"storage": {
-		module + "/robots", "go.etcd.io/bbolt", "github.com/klauspost/compress/",
-		"github.com/PuerkitoBio/goquery", "golang.org/x/net/html",
-	},
+	"robots":         {},
+	"sitemap":        {"github.com/klauspost/compress/"},
+	"frontier":       {"go.etcd.io/bbolt", "golang.org/x/net/idna"},
+	"politeness":     {module + "/robots", "golang.org/x/time/rate"},
+	"storage":        {module + "/robots", module + "/storage/warc", "go.etcd.io/bbolt"},
+	"storage/warc":   {"github.com/klauspost/compress/"},
+	"storage/links":  {"github.com/PuerkitoBio/goquery", "golang.org/x/net/html/"},
+	"storage/mirror": {module + "/storage/links"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
-		module + "/politeness", module + "/storage",
-		"github.com/PuerkitoBio/goquery", "golang.org/x/net/", "golang.org/x/time/rate",
+		module + "/politeness", module + "/storage", module + "/storage/",
+		"golang.org/x/net/", "golang.org/x/time/rate",
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},
 	"cmd/crawler": {
@@ -46,6 +46,34 @@ func TestImportDirections(t *testing.T) {
 			}
 			t.Errorf("%s imports %q, which package %q may not use", file, path, dir)
 		}
+	}
+}
+
+// TestEveryPackageHasImportRules fails on a package allowedImports does
+// not list, whose imports TestImportDirections would not check: only
+// frontier and the storage packages may use bbolt, and a new package must
+// say what it may use.
+func TestEveryPackageHasImportRules(t *testing.T) {
+	reported := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (p != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if _, ok := allowedImports[dir]; !ok && !reported[dir] {
+			t.Errorf("package %q is not in allowedImports", dir)
+			reported[dir] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

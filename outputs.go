@@ -13,14 +13,16 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
+	"github.com/politecrawl/crawler/storage/warc"
 )
 
 // outputs are where a crawl's results go besides its state: the JSON Lines
 // inventory, the mirror and the WARC files. Each is optional.
 type outputs struct {
 	inv    *storage.Inventory
-	mirror *storage.Mirror
-	warc   *storage.WARCWriter
+	mirror *mirror.Mirror
+	warc   *warc.Writer
 	log    *slog.Logger
 
 	mu sync.Mutex // one inventory line at a time, each whole
@@ -43,12 +45,12 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 		return o, nil
 	}
 	if cfg.Output.MirrorDir != "" {
-		if o.mirror, err = storage.NewMirror(cfg.Output.MirrorDir); err != nil {
+		if o.mirror, err = mirror.New(cfg.Output.MirrorDir); err != nil {
 			return nil, fmt.Errorf("output.mirror_dir: %w", err)
 		}
 	}
 	if cfg.Output.WARC != "" {
-		o.warc, err = storage.NewWARCWriter(storage.WARCOptions{
+		o.warc, err = warc.NewWriter(warc.Options{
 			Dir: cfg.Output.WARC, MaxSize: int64(cfg.Output.WARCMaxSize),
 			Software: "politecrawl", Info: map[string]string{"http-header-user-agent": cfg.UserAgent},
 		})
@@ -113,11 +115,11 @@ func (o *outputs) removeMirror(u *url.URL, contentType string) error {
 
 // saveWARC writes the exchange as WARC records and returns the reference to
 // keep for the next visit (prev when nothing new was stored).
-func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev storage.WARCRef) (storage.WARCRef, error) {
+func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev warc.Ref) (warc.Ref, error) {
 	if o.warc == nil {
 		return prev, nil
 	}
-	ref, err := o.warc.WriteExchange(storage.Exchange{
+	ref, err := o.warc.WriteExchange(warc.Exchange{
 		Date: sent, URL: u, RequestHeader: resp.reqHeader, RemoteAddr: resp.remoteIP,
 		Proto: resp.proto, Status: resp.status, Header: resp.header, Body: resp.body,
 		Decoded: resp.decoded, Truncated: resp.truncated,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
 )
 
 // relinkEvery relinks the mirror of a daemon after its passes, until the
@@ -106,22 +107,22 @@ const relinkBatch = 1000
 // checked to resolve to a saved file. Links to pages since removed from the
 // mirror (gone: 404 or 410) are made absolute again; the broken links left
 // are counted and listed in the log.
-func (c *Crawler) relinkMirror() (storage.MirrorReport, error) {
+func (c *Crawler) relinkMirror() (mirror.Report, error) {
 	report, _, err := c.relinkMirrorLeft()
 	return report, err
 }
 
 // relinkMirrorLeft is relinkMirror that also says how many pages it left
 // for the next pass because a worker was visiting them.
-func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err error) {
+func (c *Crawler) relinkMirrorLeft() (report mirror.Report, left int, err error) {
 	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
-		return storage.MirrorReport{}, 0, nil
+		return mirror.Report{}, 0, nil
 	}
 	rewritten, left, err := c.relinkPages()
 	if err != nil {
-		return storage.MirrorReport{}, left, err
+		return mirror.Report{}, left, err
 	}
-	report, err = storage.CheckMirror(c.out.mirror.Root())
+	report, err = mirror.Check(c.out.mirror.Root())
 	if err != nil {
 		return report, left, fmt.Errorf("check mirror: %w", err)
 	}
@@ -131,7 +132,7 @@ func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err
 		return report, left, err
 	}
 	if n > 0 {
-		if report, err = storage.CheckMirror(c.out.mirror.Root()); err != nil {
+		if report, err = mirror.Check(c.out.mirror.Root()); err != nil {
 			return report, left, fmt.Errorf("check mirror: %w", err)
 		}
 	}
@@ -150,7 +151,14 @@ func (c *Crawler) relinkMirrorLeft() (report storage.MirrorReport, left int, err
 // relinkPages rewrites the pages not yet relinked, a batch at a time so
 // that no transaction is held while files are written. It returns how many
 // it rewrote and how many it left because a worker was visiting them.
+//
+// Several URLs may share one file (/py/ and /py/index.html): the file is
+// rewritten once per pass, for the first of them, and the others are only
+// marked relinked. A second rewrite would read the mirror's relative links
+// as the site's, and make absolute those whose mirror name differs from
+// their URL (site.css for /css/site, a query's '@').
 func (c *Crawler) relinkPages() (done, busy int, err error) {
+	rewritten := map[string]bool{} // mirror paths rewritten in this pass
 	for {
 		var batch []storage.Page
 		err = c.pages.ForEach(func(p storage.Page) error {
@@ -167,7 +175,7 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 		}
 		left := 0
 		for _, p := range batch {
-			ok, err := c.relinkIdle(p.Key)
+			ok, err := c.relinkIdle(p.Key, rewritten)
 			if err != nil {
 				return done, busy + left, err
 			}
@@ -188,8 +196,9 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 // daemon a revisit may be saving a new body and page record at this very
 // moment, which a rewrite of the old file and a write of the record read
 // before would undo. Such a page is left for the next pass, and false
-// returned. The record is read again once the URL is held.
-func (c *Crawler) relinkIdle(key string) (bool, error) {
+// returned. The record is read again once the URL is held. A file in
+// rewritten is not rewritten again; a file rewritten is added.
+func (c *Crawler) relinkIdle(key string, rewritten map[string]bool) (bool, error) {
 	if !c.visiting.hold(key) {
 		return false, nil
 	}
@@ -201,8 +210,11 @@ func (c *Crawler) relinkIdle(key string) (bool, error) {
 	if !ok || p.Relinked || p.MirrorPath == "" {
 		return true, nil // changed since the batch was read: nothing to do now
 	}
-	if err := c.relinkPage(p); err != nil {
-		c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+	if !rewritten[p.MirrorPath] {
+		if err := c.relinkPage(p); err != nil {
+			c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+		}
+		rewritten[p.MirrorPath] = true
 	}
 	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
 	if err := c.pages.Put(p); err != nil {
@@ -214,7 +226,10 @@ func (c *Crawler) relinkIdle(key string) (bool, error) {
 // errBatchFull stops a walk of the page records once a batch is gathered.
 var errBatchFull = errors.New("batch full")
 
-// relinkPage rewrites one mirrored file in place.
+// relinkPage rewrites one mirrored file in place, if it still holds the
+// body p describes (its Hash): a file that does not was rewritten already,
+// for another URL saved at the same path (/py/ and /py/index.html) in an
+// earlier pass, or holds that URL's body, which its own record relinks.
 func (c *Crawler) relinkPage(p storage.Page) error {
 	u := mustParse(p.URL)
 	m := c.out.mirror
@@ -226,37 +241,54 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 	if err != nil {
 		return err
 	}
+	if p.Hash != "" && storage.ContentHash(body) != p.Hash {
+		return nil
+	}
 	if isCSS(p.ContentType) {
-		body, _ = storage.RewriteCSS(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteCSS(body, u, self, c.mirrored)
 	} else {
-		body, _ = storage.RewriteHTML(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteHTML(body, u, self, c.mirrored)
 	}
 	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
 	return err
 }
 
-// mirrored says where the mirror keeps target, if it does.
+// mirrored says where the mirror keeps target, if it does. A URL that
+// redirected is kept where the end of its chain is, as wget -k links it:
+// its page record holds the 3xx and the next hop (FinalURL), which is
+// followed up to fetch.max_redirects hops.
 func (c *Crawler) mirrored(target *url.URL) (string, bool) {
-	canon, err := frontier.Canonicalize(target.String(), 0)
-	if err != nil {
-		return "", false
+	raw := target.String()
+	for range c.conf().Fetch.MaxRedirects + 1 {
+		canon, err := frontier.Canonicalize(raw, 0)
+		if err != nil {
+			return "", false
+		}
+		p, ok, err := c.pages.Get(canon.Key)
+		if err != nil || !ok {
+			return "", false
+		}
+		if p.Status >= 300 && p.Status <= 399 && p.FinalURL != "" && p.FinalURL != p.URL {
+			raw = p.FinalURL
+			continue
+		}
+		if p.MirrorPath == "" {
+			return "", false
+		}
+		path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
+		return path, err == nil
 	}
-	p, ok, err := c.pages.Get(canon.Key)
-	if err != nil || !ok || p.MirrorPath == "" {
-		return "", false
-	}
-	path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
-	return path, err == nil
+	return "", false
 }
 
 // unlinkGone makes absolute again the broken links of mirror files that
 // lead to pages removed from the mirror since they were relinked (404 or
 // 410 on a revisit), as a link to a page the mirror does not have is
 // written. Only links still broken when a file is rewritten change (see
-// storage.UnlinkGone): a page saved since where a gone one was keeps its
+// mirror.UnlinkGone): a page saved since where a gone one was keeps its
 // links. A file whose page a worker is visiting is left for the next pass.
 // It returns how many files changed and how many were left.
-func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, err error) {
+func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err error) {
 	if len(broken) == 0 {
 		return 0, 0, nil
 	}
@@ -271,8 +303,8 @@ func (c *Crawler) unlinkGone(broken []storage.BrokenLink) (changed, left int, er
 		case need[p.MirrorPath] && p.Relinked:
 			owner[p.MirrorPath] = p // its relative links are mirror paths
 		case p.MirrorPath == "" && (p.Status == 404 || p.Status == 410):
-			at := storage.MirrorPath(mustParse(p.URL), p.ContentType)
-			gone[at], gone[at+"/index.html"] = p.URL, p.URL // where Locate may have put it
+			at := mirror.Path(mustParse(p.URL), p.ContentType)
+			gone[at], gone[mirror.AsidePath(at)] = p.URL, p.URL // where Locate may have put it
 		}
 		return nil
 	})
@@ -321,7 +353,7 @@ func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) 
 	if err != nil {
 		return false, false, err
 	}
-	body, n := storage.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
+	body, n := mirror.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
 	if n == 0 {
 		return false, false, nil
 	}

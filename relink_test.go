@@ -14,6 +14,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/mirror"
 )
 
 // newRelinker returns a crawler of http://example.test/ with a relinked
@@ -305,7 +306,7 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 		cfg.Daemon.Recrawl = 50 * time.Millisecond
 	}, srv.URL+"/")
 	stop := runInBackground(c)
-	bFile := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/d/b"), "text/html"))
+	bFile := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/d/b"), "text/html"))
 	read := func() string { b, _ := os.ReadFile(bFile); return string(b) }
 	wait := func(what string, cond func() bool) {
 		t.Helper()
@@ -349,14 +350,14 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	defer srv.Close()
 	c, cfg := newRelinkDaemon(t, 10*time.Millisecond, nil, srv.URL+"/")
 	stop := runInBackground(c)
-	slow := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/slow"), "text/html"))
+	slow := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/slow"), "text/html"))
 	poll(func() bool { _, err := os.Stat(slow); return err == nil })
 	time.Sleep(100 * time.Millisecond) // relink passes after /slow is saved
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
 	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="slow.html"`) {
 		t.Errorf("the index links to /slow as %q", got)
 	}
@@ -388,7 +389,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 	srv := linkToBSite(t)
 	c, cfg := newRelinkDaemon(t, time.Hour, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, func() {
-		b := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/b"), "text/html"))
+		b := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/b"), "text/html"))
 		if !poll(func() bool { _, err := os.Stat(b); return err == nil }) {
 			t.Errorf("/b not saved in 10s")
 			return
@@ -409,7 +410,7 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 	if started != nil {
 		started()
 	}
-	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(base+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(base+"/"), "text/html"))
 	var got []byte
 	poll(func() bool {
 		got, _ = os.ReadFile(index)
@@ -460,7 +461,7 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 		t.Error(err)
 	}
 	c.Close()
-	index := filepath.Join(cfg.Output.MirrorDir, storage.MirrorPath(mustParse(srv.URL+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
 	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="b.html"`) {
 		t.Errorf("the index links to /b as %q", got)
 	}

@@ -2,57 +2,15 @@ package storage_test
 
 import (
 	"fmt"
-	"io"
 	"log"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
 
 	"github.com/politecrawl/crawler/storage"
 )
-
-func ExampleMirrorPath() {
-	for _, raw := range []string{
-		"https://example.com/docs/",
-		"https://example.com/docs/intro",
-		"http://127.0.0.1:8001/search?q=go&page=2",
-		"https://example.com/%2e%2e/%2e%2e/etc/passwd",
-	} {
-		u, _ := url.Parse(raw)
-		fmt.Println(storage.MirrorPath(u, "text/html"))
-	}
-	// Output:
-	// example.com/docs/index.html
-	// example.com/docs/intro.html
-	// 127.0.0.1:8001/search@q=go&page=2.html
-	// example.com/%2E%2E/%2E%2E/etc/passwd.html
-}
-
-func ExampleRelativeRef() {
-	fmt.Println(storage.RelativeRef("example.com/docs/intro.html", "example.com/search@q=go.html"))
-	// Output: ../search@q=go.html
-}
-
-func ExampleMirror() {
-	dir, _ := os.MkdirTemp("", "mirror")
-	defer os.RemoveAll(dir)
-	m, err := storage.NewMirror(dir)
-	if err != nil {
-		log.Fatal(err)
-	}
-	u, _ := url.Parse("https://example.com/about")
-	rel, err := m.Write(u, "text/html", strings.NewReader("<h1>About</h1>"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(rel)
-	// Output: example.com/about.html
-}
 
 func ExampleInventory() {
 	inv := storage.NewInventory(os.Stdout)
@@ -99,60 +57,4 @@ func ExamplePages() {
 	// A revisit sends If-None-Match with the ETag seen last time.
 	fmt.Println(ok, p.ETag)
 	// Output: true "abc"
-}
-
-func ExampleWARCWriter() {
-	dir, _ := os.MkdirTemp("", "warc")
-	defer os.RemoveAll(dir)
-	w, err := storage.NewWARCWriter(storage.WARCOptions{Dir: dir, Software: "politecrawl/1.0"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	u, _ := url.Parse("https://example.com/")
-	ex := storage.Exchange{
-		Date: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), URL: u,
-		RequestHeader: http.Header{"User-Agent": {"ExampleBot/1.0"}},
-		Status:        200, Header: http.Header{"Content-Type": {"text/html"}},
-		Body: []byte("<h1>Hi</h1>"),
-	}
-	ref, err := w.WriteExchange(ex, storage.WARCRef{}) // keep ref in the Page
-	if err != nil {
-		log.Fatal(err)
-	}
-	ex.Status, ex.Body = http.StatusNotModified, nil // the next visit: 304
-	if _, err := w.WriteExchange(ex, ref); err != nil {
-		log.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		log.Fatal(err)
-	}
-
-	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
-	f, err := os.Open(files[0])
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
-	fmt.Println(filepath.Base(files[0]))
-	r, err := storage.NewWARCReader(f)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			log.Fatal(err) // a digest mismatch, for one
-		}
-		fmt.Println(strings.TrimSpace(rec.Header.Get("WARC-Type") + " " + rec.Header.Get("WARC-Profile")))
-	}
-	// Output:
-	// crawl-20250304050607-00001.warc.gz
-	// warcinfo
-	// request
-	// response
-	// request
-	// revisit http://netpreserve.org/warc/1.1/revisit/server-not-modified
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/politecrawl/crawler/storage/warc"
+
 	"go.etcd.io/bbolt"
 )
 
@@ -24,7 +26,7 @@ const pageVersion = 1
 type Page struct {
 	Key          string        `json:"-"`                 // canonical URL key (the frontier's identity)
 	URL          string        `json:"url"`               // the URL requested
-	FinalURL     string        `json:"final,omitempty"`   // after redirects
+	FinalURL     string        `json:"final,omitempty"`   // after redirects; for a 3xx, the next hop
 	Status       int           `json:"status,omitempty"`  // HTTP status; 0 when there was no response
 	ContentType  string        `json:"type,omitempty"`    // as the server sent it
 	Length       int64         `json:"len,omitempty"`     // body bytes read
@@ -37,7 +39,7 @@ type Page struct {
 	Duration     time.Duration `json:"dur,omitempty"`
 	Unchanged    int           `json:"same,omitempty"`   // consecutive visits that found no change
 	MirrorPath   string        `json:"mirror,omitempty"` // as Mirror.Write returned it
-	WARC         WARCRef       `json:"warc,omitzero"`    // the record holding the payload
+	WARC         warc.Ref      `json:"warc,omitzero"`    // the record holding the payload
 	// Canonical is the page's <link rel=canonical>, and Hreflang its
 	// alternates by language (<link rel=alternate hreflang>).
 	Canonical string            `json:"canonical,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/storage/warc"
 	"go.etcd.io/bbolt"
 )
 
@@ -38,7 +39,7 @@ func fullPage() Page {
 		LastModified: "Tue, 04 Mar 2025 05:06:07 GMT", Hash: ContentHash([]byte("body")),
 		Depth: 3, Referrer: "https://example.com/", FetchedAt: fetchedAt,
 		Duration: 1500 * time.Millisecond, Unchanged: 4, MirrorPath: "example.com/a.html",
-		WARC: WARCRef{
+		WARC: warc.Ref{
 			RecordID: "<urn:uuid:0f0e0d0c-0b0a-4908-8706-050403020100>", TargetURI: "https://example.com/a",
 			Date: fetchedAt.Truncate(time.Second), PayloadDigest: "sha1:AAAA",
 		},

@@ -1,4 +1,4 @@
-package storage
+package warc
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ import (
 
 // DefaultWARCMaxSize is the size at which a WARC file is closed and the next
 // one begun, the 1 GB the WARC specification's annex recommends.
-const DefaultWARCMaxSize int64 = 1 << 30
+const DefaultMaxSize int64 = 1 << 30
 
 // The revisit profiles of WARC 1.1, section 6.7.
 const (
@@ -42,8 +42,8 @@ const (
 	conformsTo     = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
 )
 
-// WARCOptions configures a WARCWriter.
-type WARCOptions struct {
+// Options configures a Writer.
+type Options struct {
 	Dir      string            // where the files go; created if needed
 	Prefix   string            // file names begin with it; "" means "crawl"
 	MaxSize  int64             // compressed bytes after which a file is rotated; 0 means DefaultWARCMaxSize
@@ -67,17 +67,17 @@ type Exchange struct {
 	Truncated     bool        // Body was cut short at fetch.max_body
 }
 
-// WARCRef identifies the record that holds a URL's payload, so that a later
+// Ref identifies the record that holds a URL's payload, so that a later
 // visit finding the same payload can refer to it rather than store it again.
 // Keep it in the Page.
-type WARCRef struct {
+type Ref struct {
 	RecordID      string    `json:"id,omitempty"`     // "<urn:uuid:...>"
 	TargetURI     string    `json:"uri,omitempty"`    // its WARC-Target-URI
 	Date          time.Time `json:"date,omitzero"`    // its WARC-Date (whole seconds, UTC)
 	PayloadDigest string    `json:"digest,omitempty"` // "sha1:BASE32" of the payload
 }
 
-// WARCWriter writes exchanges to gzip-compressed WARC 1.1 files named
+// Writer writes exchanges to gzip-compressed WARC 1.1 files named
 // PREFIX-YYYYMMDDhhmmss-NNNNN.warc.gz, each record its own gzip member, each
 // file headed by a warcinfo record. It is safe for concurrent use.
 //
@@ -87,8 +87,8 @@ type WARCRef struct {
 // returns. After a write error the file is abandoned and the next exchange
 // starts a new one, so a failure never leaves a torn record in the middle
 // of a file.
-type WARCWriter struct {
-	opts WARCOptions
+type Writer struct {
+	opts Options
 
 	mu     sync.Mutex
 	serial int // of the last file begun
@@ -101,10 +101,10 @@ type WARCWriter struct {
 	closed bool
 }
 
-// NewWARCWriter returns a writer into opts.Dir. It opens no file until the
+// NewWriter returns a writer into opts.Dir. It opens no file until the
 // first exchange, and numbers its files after any already in the directory
 // with the same prefix, so a resumed crawl adds files and overwrites none.
-func NewWARCWriter(opts WARCOptions) (*WARCWriter, error) {
+func NewWriter(opts Options) (*Writer, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("warc: empty directory")
 	}
@@ -115,7 +115,7 @@ func NewWARCWriter(opts WARCOptions) (*WARCWriter, error) {
 		return nil, fmt.Errorf("warc: prefix %q is not a plain file name", opts.Prefix)
 	}
 	if opts.MaxSize <= 0 {
-		opts.MaxSize = DefaultWARCMaxSize
+		opts.MaxSize = DefaultMaxSize
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
@@ -128,7 +128,7 @@ func NewWARCWriter(opts WARCOptions) (*WARCWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	return &WARCWriter{opts: opts, serial: serial, gz: gz}, nil
+	return &Writer{opts: opts, serial: serial, gz: gz}, nil
 }
 
 // lastSerial returns the highest serial number among dir's WARC files with
@@ -165,8 +165,8 @@ func lastSerial(dir, prefix string) (int, error) {
 //     response header;
 //   - otherwise a response record with the whole response.
 //
-// prev is the WARCRef of the URL's last stored payload, or the zero WARCRef.
-// WriteExchange returns the WARCRef to keep for next time: prev after a
+// prev is the Ref of the URL's last stored payload, or the zero Ref.
+// WriteExchange returns the Ref to keep for next time: prev after a
 // revisit, the new response record otherwise.
 //
 // The response record holds the status line, the header and the body as
@@ -174,9 +174,9 @@ func lastSerial(dir, prefix string) (int, error) {
 // when Decoded, so are Content-Encoding and Content-Length; and a
 // Content-Length matching the body is added when there is none and the body
 // is complete. A truncated body is marked with WARC-Truncated: length.
-func (w *WARCWriter) WriteExchange(ex Exchange, prev WARCRef) (WARCRef, error) {
+func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 	if ex.URL == nil || ex.Date.IsZero() || ex.Status < 100 || ex.Status > 999 {
-		return WARCRef{}, errors.New("warc: exchange needs a URL, a date and a status")
+		return Ref{}, errors.New("warc: exchange needs a URL, a date and a status")
 	}
 	target := oneLine(ex.URL.String())
 	date := ex.Date.UTC().Truncate(time.Second)
@@ -208,7 +208,7 @@ func (w *WARCWriter) WriteExchange(ex Exchange, prev WARCRef) (WARCRef, error) {
 	var (
 		respFields []field
 		respBlock  [][]byte
-		ref        WARCRef
+		ref        Ref
 	)
 	switch {
 	case ex.Status == http.StatusNotModified:
@@ -236,17 +236,17 @@ func (w *WARCWriter) WriteExchange(ex Exchange, prev WARCRef) (WARCRef, error) {
 			respFields = append(respFields, field{"WARC-Truncated", "length"})
 		}
 		respBlock = [][]byte{respHead, ex.Body}
-		ref = WARCRef{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
+		ref = Ref{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
 	}
 	respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return WARCRef{}, fmt.Errorf("warc: %w", os.ErrClosed)
+		return Ref{}, fmt.Errorf("warc: %w", os.ErrClosed)
 	}
 	if err := w.ready(date); err != nil {
-		return WARCRef{}, err
+		return Ref{}, err
 	}
 	err := w.writeRecord(reqFields, reqHead)
 	if err == nil {
@@ -258,13 +258,13 @@ func (w *WARCWriter) WriteExchange(ex Exchange, prev WARCRef) (WARCRef, error) {
 	if err != nil {
 		name := w.f.Name()
 		w.closeFile() // abandon the file; its error is already the story
-		return WARCRef{}, fmt.Errorf("warc %s: %w", filepath.Base(name), err)
+		return Ref{}, fmt.Errorf("warc %s: %w", filepath.Base(name), err)
 	}
 	return ref, nil
 }
 
 // Close flushes and closes the current file. Later writes fail.
-func (w *WARCWriter) Close() error {
+func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -279,7 +279,7 @@ func (w *WARCWriter) Close() error {
 
 // ready rotates the current file if it is full and begins one if there is
 // none.
-func (w *WARCWriter) ready(date time.Time) error {
+func (w *Writer) ready(date time.Time) error {
 	if w.f != nil && w.count.n >= w.opts.MaxSize {
 		if err := w.closeFile(); err != nil {
 			return fmt.Errorf("warc: %w", err)
@@ -292,7 +292,7 @@ func (w *WARCWriter) ready(date time.Time) error {
 }
 
 // openFile begins the next file, named after date, with its warcinfo record.
-func (w *WARCWriter) openFile(date time.Time) error {
+func (w *Writer) openFile(date time.Time) error {
 	var (
 		f   *os.File
 		err error
@@ -332,7 +332,7 @@ func (w *WARCWriter) openFile(date time.Time) error {
 }
 
 // warcinfo returns the block of a warcinfo record: application/warc-fields.
-func (w *WARCWriter) warcinfo() []byte {
+func (w *Writer) warcinfo() []byte {
 	var b bytes.Buffer
 	put := func(k, v string) {
 		if v != "" {
@@ -356,7 +356,7 @@ func (w *WARCWriter) warcinfo() []byte {
 }
 
 // closeFile flushes and closes the current file, if any.
-func (w *WARCWriter) closeFile() error {
+func (w *Writer) closeFile() error {
 	if w.f == nil {
 		return nil
 	}
@@ -373,7 +373,7 @@ type field struct{ name, value string }
 // writeRecord writes one record as its own gzip member: the header fields,
 // the WARC-Warcinfo-ID, WARC-Block-Digest and Content-Length of the block
 // made of the parts, then the block and the closing CRLF CRLF.
-func (w *WARCWriter) writeRecord(fields []field, parts ...[]byte) error {
+func (w *Writer) writeRecord(fields []field, parts ...[]byte) error {
 	block := sha1.New()
 	var length int
 	for _, p := range parts {
@@ -494,7 +494,7 @@ func oneLine(s string) string {
 	}, s)
 }
 
-func appendRefersTo(fs []field, prev WARCRef) []field {
+func appendRefersTo(fs []field, prev Ref) []field {
 	if prev.RecordID != "" {
 		fs = append(fs, field{"WARC-Refers-To", prev.RecordID})
 	}

@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 
 func newTestMirror(t *testing.T) *Mirror {
 	t.Helper()
-	m, err := NewMirror(filepath.Join(t.TempDir(), "mirror"))
+	m, err := New(filepath.Join(t.TempDir(), "mirror"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +122,8 @@ func TestMirrorClash(t *testing.T) {
 		{"http://h/api/v1/users/7", "seven"},
 	}
 	want := []string{
-		"h/", "h/api/", "h/api/v1/", "h/api/v1/index.html", "h/api/v1/users/",
-		"h/api/v1/users/7", "h/api/v1/users/index.html",
+		"h/", "h/api/", "h/api/v1/", "h/api/v1/users/", "h/api/v1/users/7",
+		"h/api/v1/users%!", "h/api/v1%!",
 	}
 	orders := [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {2, 0, 1}}
 	for _, order := range orders {
@@ -181,7 +181,7 @@ func TestMirrorRemove(t *testing.T) {
 func TestMirrorHostile(t *testing.T) {
 	outer := t.TempDir()
 	root := filepath.Join(outer, "mirror")
-	m, err := NewMirror(root)
+	m, err := New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +251,72 @@ func TestMirrorConcurrent(t *testing.T) {
 				t.Errorf("round %d: %s at %s holds %q", round, raw, rel, got)
 			}
 		}
+	}
+}
+
+// TestMirrorFileBesideDirectory checks that /e (not HTML, so saved as e),
+// /e/ and /e/index.html, written in any order, lose no body: /e is kept
+// beside the directory e/, whose index.html the other two share.
+func TestMirrorFileBesideDirectory(t *testing.T) {
+	pages := []struct{ url, ctype, body string }{
+		{"http://h/e", "text/plain", "file"},
+		{"http://h/e/", "text/html", "dir"},
+		{"http://h/e/index.html", "text/html", "index"},
+	}
+	orders := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}}
+	for _, order := range orders {
+		t.Run(fmt.Sprint(order), func(t *testing.T) {
+			m := newTestMirror(t)
+			for _, i := range order {
+				writePage(t, m, pages[i].url, pages[i].ctype, pages[i].body)
+			}
+			want := []string{"h/", "h/e/", "h/e/index.html", "h/e%!"}
+			if got := tree(t, m.Root()); !slices.Equal(got, want) {
+				t.Errorf("tree %q, want %q", got, want)
+			}
+			rel, err := m.Locate(mustParse(t, "http://h/e"), "text/plain")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readMirror(t, m, rel); got != "file" {
+				t.Errorf("/e at %s holds %q", rel, got)
+			}
+			last := pages[order[len(order)-1]]
+			if last.ctype == "text/plain" {
+				last = pages[order[len(order)-2]]
+			}
+			if got := readMirror(t, m, "h/e/index.html"); got != last.body {
+				t.Errorf("e/index.html holds %q, want the last of /e/ and /e/index.html, %q", got, last.body)
+			}
+			if ref := RelativeRef("h/index.html", rel); ref != "e%25!" {
+				t.Errorf("a link to /e from the root is %q", ref)
+			}
+		})
+	}
+}
+
+// TestMirrorRemovesTemporaryFiles checks that the temporary files a killed
+// crawl left are removed when the mirror is opened again, and that no URL
+// is saved under such a name.
+func TestMirrorRemovesTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{".tmp-abc", "h/.tmp-1x2y", "h/d/.tmp-zz", "h/keep.html"} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tree(t, m.Root()), []string{"h/", "h/d/", "h/keep.html"}; !slices.Equal(got, want) {
+		t.Errorf("tree %q, want %q", got, want)
+	}
+	if p := Path(mustParse(t, "http://h/a/.tmp-x"), "text/plain"); p != "h/a/%2Etmp-x" {
+		t.Errorf("Path of /a/.tmp-x = %q", p)
 	}
 }

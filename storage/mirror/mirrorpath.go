@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"crypto/sha256"
@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on the names MirrorPath makes. Most file systems allow 255 bytes
+// Limits on the names Path makes. Most file systems allow 255 bytes
 // per name and 4096 per path; these leave room for the mirror root and for
 // the temporary names used while writing.
 const (
@@ -19,7 +19,7 @@ const (
 	hashLen    = 16   // hex digits of SHA-256 in a shortened name
 )
 
-// Names that MirrorPath makes up contain '%' followed by a character that is
+// Names that Path makes up contain '%' followed by a character that is
 // not a hex digit, which the encoding of a URL never produces, so they cannot
 // collide with the name of a real path segment.
 const (
@@ -28,7 +28,7 @@ const (
 	indexName  = "index.html"
 )
 
-// MirrorPath returns the slash-separated path, relative to the mirror root,
+// Path returns the slash-separated path, relative to the mirror root,
 // at which the body of u fetched with the given Content-Type is kept. It is
 // a pure function of its arguments, and the link rewriter must use it (or
 // Mirror.Locate) so that links and files agree.
@@ -49,7 +49,8 @@ const (
 //     .html or .htm get ".html" appended, text/css bodies ".css"
 //     ("page@q=1.html");
 //   - "." and "..", empty segments, and Windows device names (CON, NUL,
-//     COM1, ...) are escaped, so no segment ever climbs out of the root;
+//     COM1, ...) are escaped, so no segment ever climbs out of the root,
+//     and so is the dot of a name starting ".tmp-", the mirror's own;
 //   - a name over 200 bytes keeps its start and extension and gets a hash of
 //     the whole name; a path over 1024 bytes keeps its first directories, its
 //     file name, and replaces the rest of the directories by one named after
@@ -58,8 +59,10 @@ const (
 // Distinct URLs get distinct paths except where the difference is one of
 // spelling that servers treat alike (an escaped and an unescaped '@', say),
 // where an .html is appended (/a and /a.html, both HTML), or between http and
-// https, as with wget.
-func MirrorPath(u *url.URL, contentType string) string {
+// https, as with wget. Names keep their case: on a case-insensitive file
+// system (macOS's and Windows' defaults), /A and /a collide, and the later
+// body replaces the earlier.
+func Path(u *url.URL, contentType string) string {
 	names := make([]string, 0, 8)
 	names = append(names, hostName(u))
 
@@ -116,7 +119,7 @@ func segmentName(s string) string {
 }
 
 // encodeComponent turns a raw (percent-encoded) path segment or query into a
-// file name, as MirrorPath describes. Percent-escapes are decoded first, so
+// file name, as Path describes. Percent-escapes are decoded first, so
 // "%41" and "A" give the same name; characters that are meaningful in URLs
 // keep the form they had, so "%3B" and ";" stay apart.
 func encodeComponent(raw string) string {
@@ -231,6 +234,9 @@ func neutralise(name string) string {
 	case "..":
 		return "%2E%2E"
 	}
+	if strings.HasPrefix(name, tempPrefix) {
+		return "%2E" + name[1:] // the mirror's temporary files are named so
+	}
 	stem, _, _ := strings.Cut(name, ".")
 	if isDeviceName(stem) {
 		var b strings.Builder
@@ -324,7 +330,7 @@ func shortenPath(names []string) string {
 }
 
 // RelativeRef returns the relative URL reference by which the mirror file
-// at path from links to the mirror file at path to (both as MirrorPath or
+// at path from links to the mirror file at path to (both as Path or
 // Mirror.Write return them), percent-encoded so that a browser opening the
 // mirror from disk finds the file: "../other/page@q=1.html".
 func RelativeRef(from, to string) string {

@@ -1,21 +1,22 @@
-package storage
+package mirror
 
 import (
-	"bytes"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // UnlinkGone returns body, the mirror file at selfPath (slash-separated,
 // relative to root) as RewriteHTML or RewriteCSS left it, with each
 // relative reference that leads to a file no longer in the mirror made an
 // absolute URL again, as RewriteHTML writes a link to a page the mirror
-// does not have. Only broken references change, those CheckMirror would
+// does not have. Only broken references change, those Check would
 // report: one whose target is a regular file of root at this moment is
 // kept, whatever gone says of its path (another page may be saved there,
 // or the gone page may have come back). gone is given the path a broken
-// reference leads to, as CheckMirror resolves it, and returns the URL of
+// reference leads to, as Check resolves it, and returns the URL of
 // the page that was kept there, if any. The reference's fragment is kept.
 // css says body is a stylesheet. It returns the new body and how many
 // references changed.
@@ -43,13 +44,14 @@ func UnlinkGone(root *os.Root, body []byte, selfPath string, css bool, gone func
 		n++
 		return abs, true
 	}
-	var out bytes.Buffer
-	out.Grow(len(body) + len(body)/16)
 	if css {
-		walkCSS(body, fn, &out)
-	} else {
-		w := htmlWalker{fn: func(ref string, _ refKind) (string, bool) { return fn(ref) }, out: &out}
-		w.walk(body, false)
+		return links.RewriteCSS(body, fn), n
 	}
-	return out.Bytes(), n
+	out := links.Rewrite(body, func(ref links.Ref) (string, bool) {
+		if ref.Kind == links.Base {
+			return "", false
+		}
+		return fn(ref.URL)
+	})
+	return out, n
 }

@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"os"
@@ -27,7 +27,7 @@ func TestUnlinkGone(t *testing.T) {
 			`<a href="http://h/p/19#top">x</a> <a href="p/1.html">y</a> <a href="http://h/p/19.html">z</a>`, false, 1},
 		{"up and index", "h/p/3.html",
 			`<img src="../img/x.png"><a href='../dir/'>d</a><a href="#frag">f</a>`,
-			`<img src="http://h/img/x.png"><a href='http://h/dir/'>d</a><a href="#frag">f</a>`, false, 2},
+			`<img src="http://h/img/x.png"><a href="http://h/dir/">d</a><a href="#frag">f</a>`, false, 2},
 		{"escaped", "h/index.html", `<a href="q@a=1&amp;b=2.html">q</a>`, `<a href="http://h/q?a=1&amp;b=2">q</a>`, false, 1},
 		{"css", "h/s.css", `a{background:url("img/x.png")} b{background:url(img/y.png)}`,
 			`a{background:url("http://h/img/x.png")} b{background:url(img/y.png)}`, true, 1},

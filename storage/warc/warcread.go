@@ -1,4 +1,4 @@
-package storage
+package warc
 
 import (
 	"bufio"
@@ -29,15 +29,15 @@ const (
 	maxWARCLine   = 64 << 10
 )
 
-// WARCRecord is one record read back by a WARCReader.
-type WARCRecord struct {
+// WARCRecord is one record read back by a Reader.
+type Record struct {
 	Version string               // "WARC/1.1"
 	Header  textproto.MIMEHeader // the named fields; Get is case-insensitive
 	Offset  int64                // where the gzip member holding it begins; in an uncompressed file, where it begins
 	Block   io.Reader            // the block; valid until the next call to Next
 }
 
-// WARCReader reads the records of one WARC file, gzip-compressed (one or
+// Reader reads the records of one WARC file, gzip-compressed (one or
 // more records per member) or not, and verifies their digests.
 //
 // The WARC-Block-Digest of every record, and the WARC-Payload-Digest of
@@ -53,7 +53,7 @@ type WARCRecord struct {
 // any other error (a malformed or torn record) the reader cannot go on.
 // Memory stays bounded whatever the input: blocks are streamed, and a
 // record's header may not exceed 256 KiB.
-type WARCReader struct {
+type Reader struct {
 	count  countingReader
 	raw    *bufio.Reader // the file
 	gz     *gzip.Reader  // nil for an uncompressed file
@@ -63,8 +63,8 @@ type WARCReader struct {
 }
 
 // NewWARCReader returns a reader of the WARC file r.
-func NewWARCReader(r io.Reader) (*WARCReader, error) {
-	wr := &WARCReader{count: countingReader{r: r}}
+func NewReader(r io.Reader) (*Reader, error) {
+	wr := &Reader{count: countingReader{r: r}}
 	wr.raw = bufio.NewReaderSize(&wr.count, 64<<10)
 	magic, err := wr.raw.Peek(2)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -88,7 +88,7 @@ func NewWARCReader(r io.Reader) (*WARCReader, error) {
 // whatever the caller left of the previous record's block, so a digest
 // mismatch there the caller has not seen is returned here; calling Next
 // again then goes on with the following record.
-func (wr *WARCReader) Next() (*WARCRecord, error) {
+func (wr *Reader) Next() (*Record, error) {
 	if cur := wr.cur; cur != nil {
 		wr.cur = nil
 		reported := cur.done // the caller has seen how the block ended
@@ -116,13 +116,13 @@ func (wr *WARCReader) Next() (*WARCRecord, error) {
 		return nil, fmt.Errorf("warc record at %d: bad Content-Length %q", offset, header.Get("Content-Length"))
 	}
 	wr.cur = newBlockReader(io.LimitReader(wr.data, length), length, header)
-	return &WARCRecord{Version: version, Header: header, Offset: offset, Block: wr.cur}, nil
+	return &Record{Version: version, Header: header, Offset: offset, Block: wr.cur}, nil
 }
 
 // nextRecordStart skips blank lines and, in a gzip file, moves on to the
 // next member when the current one is used up. It returns the offset of
 // the record about to be read, or io.EOF.
-func (wr *WARCReader) nextRecordStart() (int64, error) {
+func (wr *Reader) nextRecordStart() (int64, error) {
 	for {
 		if wr.gz == nil {
 			wr.offset = wr.count.n - int64(wr.raw.Buffered())
@@ -154,7 +154,7 @@ func (wr *WARCReader) nextRecordStart() (int64, error) {
 
 // readHeader reads the version line and the named fields up to the blank
 // line, joining continuation lines.
-func (wr *WARCReader) readHeader() (string, textproto.MIMEHeader, error) {
+func (wr *Reader) readHeader() (string, textproto.MIMEHeader, error) {
 	total := 0
 	version, err := wr.readLine(&total)
 	if err != nil {
@@ -192,7 +192,7 @@ func (wr *WARCReader) readHeader() (string, textproto.MIMEHeader, error) {
 
 // readLine reads one header line without its line ending, counting its
 // bytes against maxWARCHeader.
-func (wr *WARCReader) readLine(total *int) (string, error) {
+func (wr *Reader) readLine(total *int) (string, error) {
 	line, err := wr.data.ReadSlice('\n')
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
@@ -210,7 +210,7 @@ func (wr *WARCReader) readLine(total *int) (string, error) {
 }
 
 // readTrailer reads the CRLF CRLF that ends every record.
-func (wr *WARCReader) readTrailer() error {
+func (wr *Reader) readTrailer() error {
 	var end [4]byte
 	if _, err := io.ReadFull(wr.data, end[:]); err != nil {
 		return fmt.Errorf("record end: %w", noEOF(err))

@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"net/url"
@@ -79,9 +79,9 @@ func TestMirrorPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			got := MirrorPath(mustParse(t, tt.url), tt.ct)
+			got := Path(mustParse(t, tt.url), tt.ct)
 			if got != tt.want {
-				t.Errorf("MirrorPath(%q, %q) = %q, want %q", tt.url, tt.ct, got, tt.want)
+				t.Errorf("Path(%q, %q) = %q, want %q", tt.url, tt.ct, got, tt.want)
 			}
 			checkMirrorPath(t, got)
 		})
@@ -111,9 +111,9 @@ func TestMirrorPathHostile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := MirrorPath(&tt.u, "")
+			got := Path(&tt.u, "")
 			if got != tt.want {
-				t.Errorf("MirrorPath(%#v) = %q, want %q", tt.u, got, tt.want)
+				t.Errorf("Path(%#v) = %q, want %q", tt.u, got, tt.want)
 			}
 			checkMirrorPath(t, got)
 		})
@@ -123,13 +123,13 @@ func TestMirrorPathHostile(t *testing.T) {
 func TestMirrorPathLong(t *testing.T) {
 	long := strings.Repeat("a", 300)
 	t.Run("name", func(t *testing.T) {
-		got := MirrorPath(mustParse(t, "http://h/"+long), "text/html")
+		got := Path(mustParse(t, "http://h/"+long), "text/html")
 		checkMirrorPath(t, got)
 		name := path.Base(got)
 		if len(name) > maxNameLen || !strings.HasSuffix(name, ".html") || !strings.Contains(name, hashMarker) {
 			t.Errorf("long name shortened to %q (%d bytes)", name, len(name))
 		}
-		other := MirrorPath(mustParse(t, "http://h/"+long+"b"), "text/html")
+		other := Path(mustParse(t, "http://h/"+long+"b"), "text/html")
 		if other == got {
 			t.Errorf("two long names share %q", got)
 		}
@@ -137,7 +137,7 @@ func TestMirrorPathLong(t *testing.T) {
 	t.Run("escapes and runes are not split", func(t *testing.T) {
 		for pad := range 4 {
 			seg := strings.Repeat("x", pad) + strings.Repeat("é%3B", 100)
-			got := MirrorPath(mustParse(t, "http://h/"+url.PathEscape(seg)), "")
+			got := Path(mustParse(t, "http://h/"+url.PathEscape(seg)), "")
 			checkMirrorPath(t, got)
 			stem, _, _ := strings.Cut(path.Base(got), hashMarker)
 			if strings.HasSuffix(stem, "%") || strings.HasSuffix(stem[:len(stem)-1], "%") {
@@ -147,9 +147,9 @@ func TestMirrorPathLong(t *testing.T) {
 	})
 	t.Run("path", func(t *testing.T) {
 		deep := "http://h" + strings.Repeat("/"+strings.Repeat("d", 150), 20)
-		a := MirrorPath(mustParse(t, deep+"/a.html"), "text/html")
-		b := MirrorPath(mustParse(t, deep+"/b.html"), "text/html")
-		c := MirrorPath(mustParse(t, deep+"x/a.html"), "text/html")
+		a := Path(mustParse(t, deep+"/a.html"), "text/html")
+		b := Path(mustParse(t, deep+"/b.html"), "text/html")
+		c := Path(mustParse(t, deep+"x/a.html"), "text/html")
 		for _, p := range []string{a, b, c} {
 			checkMirrorPath(t, p)
 		}
@@ -174,7 +174,7 @@ func TestMirrorPathDistinct(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, raw := range urls {
-		p := MirrorPath(mustParse(t, raw), "")
+		p := Path(mustParse(t, raw), "")
 		if prev, ok := seen[p]; ok {
 			t.Errorf("%s and %s share %q", prev, raw, p)
 		}
@@ -221,7 +221,7 @@ func checkResolves(t testing.TB, from, to, ref string) {
 }
 
 // checkMirrorPath fails unless p is a safe relative path of the shape
-// MirrorPath promises.
+// Path promises.
 func checkMirrorPath(t testing.TB, p string) {
 	t.Helper()
 	if !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p || strings.HasPrefix(p, "/") {
@@ -266,9 +266,9 @@ func FuzzMirrorPath(f *testing.F) {
 		if err != nil {
 			u = &url.URL{Scheme: "http", Host: raw, Path: raw, RawQuery: raw}
 		}
-		p := MirrorPath(u, ct)
+		p := Path(u, ct)
 		checkMirrorPath(t, p)
-		if again := MirrorPath(u, ct); again != p {
+		if again := Path(u, ct); again != p {
 			t.Fatalf("not deterministic: %q then %q", p, again)
 		}
 		checkResolves(t, "h/x/y.html", p, RelativeRef("h/x/y.html", p))

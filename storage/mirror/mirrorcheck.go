@@ -1,6 +1,7 @@
-package storage
+package mirror
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,16 +10,18 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
-// Bounds on CheckMirror's work.
+// Bounds on Check's work.
 const (
 	maxCheckedFile = 32 << 20 // bytes; larger files are skipped and counted
-	maxBrokenLinks = 10000    // listed in a MirrorReport; the rest are counted
+	maxBrokenLinks = 10000    // listed in a Report; the rest are counted
 )
 
-// MirrorReport is what CheckMirror found.
-type MirrorReport struct {
+// Report is what Check found.
+type Report struct {
 	Files    int          // HTML and CSS files checked
 	Links    int          // relative references in them, each occurrence counted
 	Broken   []BrokenLink // references that lead to no file, sorted by file then reference
@@ -33,19 +36,20 @@ type BrokenLink struct {
 	Ref  string // the reference as written (after HTML or CSS decoding)
 }
 
-// CheckMirror checks that every relative reference in the HTML (.html,
+// Check checks that every relative reference in the HTML (.html,
 // .htm) and CSS (.css) files under root leads to a regular file under root,
 // as a browser opening the files from disk would follow it. It looks at the
-// references RewriteHTML and RewriteCSS rewrite; absolute URLs, fragment-only
-// references and references with a scheme (data:, mailto:) are not mirror
-// links and are left out.
+// references RewriteHTML and RewriteCSS rewrite but forms' targets, which
+// RewriteHTML may leave relative to a live URL; absolute URLs,
+// fragment-only references and references with a scheme (data:, mailto:)
+// are not mirror links and are left out.
 //
 // A reference is resolved as a browser maps a relative URL onto a file
 // path: against the file's directory (or its <base href>, when relative),
 // without its fragment, with "." and ".." segments applied, each segment
 // percent-decoded; one ending in "/" names the index.html inside. It is
 // broken when it climbs out of root, starts with "/", or names no regular
-// file. A raw '?' is kept in the name: MirrorPath puts queries into names
+// file. A raw '?' is kept in the name: Path puts queries into names
 // after '@', so a reference with a '?' would open a file saved for another
 // URL, and is reported.
 //
@@ -53,8 +57,8 @@ type BrokenLink struct {
 // (walking the tree in lexical order) are listed, sorted by file then
 // reference. Files over 32 MiB are skipped and counted; symbolic links are
 // not followed out of root.
-func CheckMirror(root string) (MirrorReport, error) {
-	var rep MirrorReport
+func Check(root string) (Report, error) {
+	var rep Report
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return rep, fmt.Errorf("check mirror: %w", err)
@@ -97,7 +101,7 @@ func CheckMirror(root string) (MirrorReport, error) {
 	return rep, nil
 }
 
-// The kinds of file CheckMirror reads.
+// The kinds of file Check reads.
 const (
 	fileOther = iota
 	fileHTML
@@ -135,7 +139,7 @@ func readBounded(r *os.Root, name string) ([]byte, error) {
 }
 
 // checkFile checks the relative references of one file.
-func checkFile(r *os.Root, name string, kind int, body []byte, rep *MirrorReport) {
+func checkFile(r *os.Root, name string, kind int, body []byte, rep *Report) {
 	var refs []string
 	collect := func(ref string) (string, bool) {
 		refs = append(refs, ref)
@@ -153,10 +157,13 @@ func checkFile(r *os.Root, name string, kind int, body []byte, rep *MirrorReport
 				return // its relative references lead away from the mirror
 			}
 		}
-		w := htmlWalker{fn: func(ref string, _ refKind) (string, bool) { return collect(ref) }}
-		w.walk(body, false)
+		links.Scan(bytes.NewReader(body), func(ref links.Ref) {
+			if ref.Kind != links.Base && ref.Kind != links.Form {
+				collect(ref.URL) // a form's target is no link of the mirror (see RewriteHTML)
+			}
+		})
 	case fileCSS:
-		walkCSS(body, collect, nil)
+		links.ScanCSS(body, func(ref string) { collect(ref) })
 	}
 
 	var broken []string
@@ -184,7 +191,7 @@ func checkFile(r *os.Root, name string, kind int, body []byte, rep *MirrorReport
 }
 
 // isMirrorRef reports whether a cleaned reference is a relative one that
-// CheckMirror follows: not empty, not fragment-only, without a scheme, not
+// Check follows: not empty, not fragment-only, without a scheme, not
 // protocol-relative.
 func isMirrorRef(s string) bool {
 	if s == "" || s[0] == '#' || hasScheme(s) {
@@ -203,7 +210,7 @@ func baseDir(dir, h string) (string, bool) {
 
 // refPath maps a relative reference s, found in a file of directory dir
 // (slash-separated, relative to the root, "." for the root), onto the path
-// of the file a browser would open, as CheckMirror describes; ok is false
+// of the file a browser would open, as Check describes; ok is false
 // when it leaves the root or cannot name a file.
 func refPath(dir, s string) (string, bool) {
 	s, _, _ = strings.Cut(s, "#")

@@ -1,4 +1,4 @@
-package storage
+package mirror
 
 import (
 	"errors"
@@ -15,34 +15,60 @@ import (
 	"sync"
 )
 
-// maxIndexDepth bounds how many times Locate descends into index.html when
-// a file's place is taken by a directory.
-const maxIndexDepth = 8
-
 // Mirror keeps fetched bodies as files under a root directory, at the paths
-// MirrorPath gives. It is safe for concurrent use by multiple goroutines
+// Path gives. It is safe for concurrent use by multiple goroutines
 // within one process; two processes must not share a root.
 //
 // When one URL's file and another URL's directory would have the same name
-// (/api/v1 saved as a file, then /api/v1/users needing api/v1/ as a
-// directory, in either order), the directory wins and the file is kept as
-// index.html inside it, as for a URL ending in "/". The outcome does not
-// depend on the order of the writes; Locate finds where a URL's file is now.
+// (/e saved as a file, then /e/ or /e/x needing e/ as a directory, in
+// either order), the directory wins and the file is kept beside it, under
+// the name AsidePath gives (e%!, data%!.json), which no URL's path can
+// take. The outcome does not depend on the order of the writes; Locate
+// finds where a URL's file is now. /e/ and /e/index.html share
+// e/index.html, as in wget, but /e's body is never lost to them. (wget
+// itself deletes the file e to make the directory, or saves the file as
+// e.1 when the directory came first, a name a URL can take.)
 type Mirror struct {
 	root string
 	mu   sync.Mutex // serialises changes to the directory tree
 }
 
-// NewMirror returns a Mirror rooted at dir, which it creates if needed.
-func NewMirror(dir string) (*Mirror, error) {
+// New returns a Mirror rooted at dir, which it creates if needed. The
+// temporary files a killed crawl left behind (".tmp-*", a name Path never
+// gives) are removed.
+func New(dir string) (*Mirror, error) {
 	if dir == "" {
 		return nil, errors.New("mirror: empty directory")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
+	if err := removeTemps(dir); err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
 	return &Mirror{root: dir}, nil
 }
+
+// removeTemps deletes the regular files named .tmp-* under dir.
+func removeTemps(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), tempPrefix) {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// tempPrefix starts the names of files being written.
+const tempPrefix = ".tmp-"
 
 // Root returns the mirror's root directory.
 func (m *Mirror) Root() string { return m.root }
@@ -53,7 +79,7 @@ func (m *Mirror) Root() string { return m.root }
 // Directories are created 0o755 and files 0o644, less the umask (as wget
 // makes them).
 func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, error) {
-	rel := MirrorPath(u, contentType)
+	rel := Path(u, contentType)
 	dir, err := m.makeDirs(path.Dir(rel))
 	if err != nil {
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
@@ -77,12 +103,12 @@ func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, 
 }
 
 // Locate returns the slash-separated path, relative to the root, at which
-// the file for u and contentType is or would be kept: MirrorPath's answer,
-// or index.html inside it when that name is a directory.
+// the file for u and contentType is or would be kept: Path's answer,
+// or AsidePath's when that name is a directory.
 func (m *Mirror) Locate(u *url.URL, contentType string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.locate(MirrorPath(u, contentType))
+	return m.locate(Path(u, contentType))
 }
 
 // Remove deletes the file for u and contentType, for a page that is gone.
@@ -90,7 +116,7 @@ func (m *Mirror) Locate(u *url.URL, contentType string) (string, error) {
 func (m *Mirror) Remove(u *url.URL, contentType string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rel, err := m.locate(MirrorPath(u, contentType))
+	rel, err := m.locate(Path(u, contentType))
 	if err == nil {
 		err = os.Remove(m.abs(rel))
 	}
@@ -104,21 +130,33 @@ func (m *Mirror) abs(rel string) string {
 	return filepath.Join(m.root, filepath.FromSlash(rel))
 }
 
-// locate follows rel into index.html while rel names a directory.
+// locate returns where the file of rel is kept: rel, or beside it when
+// rel is a directory.
 func (m *Mirror) locate(rel string) (string, error) {
-	for range maxIndexDepth {
-		fi, err := os.Lstat(m.abs(rel))
-		if err != nil || !fi.IsDir() {
-			return rel, nil
-		}
-		rel += "/" + indexName
+	fi, err := os.Lstat(m.abs(rel))
+	if err != nil || !fi.IsDir() {
+		return rel, nil
 	}
-	return "", fmt.Errorf("%s: too many nested index directories", rel)
+	aside := AsidePath(rel)
+	if fi, err := os.Lstat(m.abs(aside)); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("%s is a directory", aside)
+	}
+	return aside, nil
 }
 
+// AsidePath is where Mirror keeps the file of rel (a path Path gave) when
+// rel is a directory: beside it, "%!" added before its extension. '%'
+// followed by '!' is never in a name Path makes of a URL.
+func AsidePath(rel string) string {
+	dir, name := path.Split(rel)
+	ext := extension(name)
+	return dir + strings.TrimSuffix(name, ext) + asideMark + ext
+}
+
+const asideMark = "%!"
+
 // makeDirs creates the directories of rel under the root and returns the
-// absolute path of the last. A regular file in the way is moved inside the
-// directory that replaces it, as index.html.
+// absolute path of the last. A regular file in the way is moved aside.
 func (m *Mirror) makeDirs(rel string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -132,7 +170,7 @@ func (m *Mirror) makeDirs(rel string) (string, error) {
 		case err != nil:
 		case fi.IsDir():
 		case fi.Mode().IsRegular():
-			err = fileIntoDir(cur, next)
+			err = fileAside(next)
 		default:
 			err = fmt.Errorf("%s is neither a file nor a directory", next)
 		}
@@ -144,34 +182,28 @@ func (m *Mirror) makeDirs(rel string) (string, error) {
 	return cur, nil
 }
 
-// fileIntoDir replaces the regular file at p (in directory parent) by a
-// directory holding that file as index.html.
-func fileIntoDir(parent, p string) error {
-	aside, err := os.CreateTemp(parent, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	aside.Close()
-	if err := os.Rename(p, aside.Name()); err != nil {
-		os.Remove(aside.Name())
+// fileAside replaces the regular file at p by a directory, and keeps the
+// file beside it (see AsidePath).
+func fileAside(p string) error {
+	aside := filepath.Join(filepath.Dir(p), filepath.FromSlash(AsidePath(filepath.Base(p))))
+	if err := os.Rename(p, aside); err != nil {
 		return err
 	}
 	if err := os.Mkdir(p, 0o755); err != nil {
-		return errors.Join(err, os.Rename(aside.Name(), p))
+		return errors.Join(err, os.Rename(aside, p))
 	}
-	return os.Rename(aside.Name(), filepath.Join(p, indexName))
+	return nil
 }
 
 // writeTemp copies body into a new temporary file in dir and returns its
-// name. Temporary names start with ".tmp-", which MirrorPath never makes
-// at the root and which is unlikely deeper down; a collision is refused by
-// O_EXCL, never clobbered. The file is made with its final mode, as
+// name. Temporary names start with ".tmp-", which Path never makes; a
+// collision is refused by O_EXCL, never clobbered. The file is made with its final mode, as
 // os.CreateTemp's 0600 would need a chmod: one more inode change per page.
 func writeTemp(dir string, body io.Reader) (string, error) {
 	var f *os.File
 	var err error
 	for range 100 {
-		name := filepath.Join(dir, ".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		name := filepath.Join(dir, tempPrefix+strconv.FormatUint(rand.Uint64(), 36))
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			break

@@ -1,4 +1,4 @@
-package storage
+package warc
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,9 +35,9 @@ func exchange(t testing.TB, raw string, status int, body string) Exchange {
 	}
 }
 
-func newTestWARC(t testing.TB, dir string, maxSize int64) *WARCWriter {
+func newTestWARC(t testing.TB, dir string, maxSize int64) *Writer {
 	t.Helper()
-	w, err := NewWARCWriter(WARCOptions{
+	w, err := NewWriter(Options{
 		Dir: dir, MaxSize: maxSize, Software: "politecrawl/test",
 		Info: map[string]string{"operator": "ops@example.com", "bad key": "skipped", "robots": "classic"},
 	})
@@ -70,7 +71,7 @@ func readWARCDir(t testing.TB, dir string) []readRecord {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wr, err := NewWARCReader(f)
+		wr, err := NewReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestWARCRoundTrip(t *testing.T) {
 	w := newTestWARC(t, dir, 0)
 
 	first := exchange(t, "http://example.com/a?q=1", 200, "<p>hello</p>")
-	ref, err := w.WriteExchange(first, WARCRef{})
+	ref, err := w.WriteExchange(first, Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestWARCRoundTrip(t *testing.T) {
 	decoded.Header.Set("Transfer-Encoding", "chunked")
 	decoded.Decoded, decoded.Truncated = true, true
 	decoded.Proto = "HTTP/2.0"
-	if _, err := w.WriteExchange(decoded, WARCRef{}); err != nil {
+	if _, err := w.WriteExchange(decoded, Ref{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -283,7 +284,7 @@ func TestWARCRotation(t *testing.T) {
 	for i := range n {
 		ex := exchange(t, fmt.Sprintf("http://h/%d", i), 200, fmt.Sprint(body, i))
 		ex.Date = warcDate.Add(time.Duration(i) * time.Second)
-		if _, err := w.WriteExchange(ex, WARCRef{}); err != nil {
+		if _, err := w.WriteExchange(ex, Ref{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -326,7 +327,7 @@ func TestWARCRotation(t *testing.T) {
 	w2 := newTestWARC(t, dir, 2000)
 	later := exchange(t, "http://h/again", 200, "x")
 	later.Date = warcDate.Add(time.Hour)
-	if _, err := w2.WriteExchange(later, WARCRef{}); err != nil {
+	if _, err := w2.WriteExchange(later, Ref{}); err != nil {
 		t.Fatal(err)
 	}
 	w2.Close()
@@ -346,7 +347,7 @@ func TestWARCConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				ex := exchange(t, fmt.Sprintf("http://h/%d/%d", g, i), 200, strings.Repeat("x", i*10))
-				if _, err := w.WriteExchange(ex, WARCRef{}); err != nil {
+				if _, err := w.WriteExchange(ex, Ref{}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -375,10 +376,10 @@ func TestWARCConcurrent(t *testing.T) {
 
 func TestWARCWriterErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := NewWARCWriter(WARCOptions{}); err == nil {
+	if _, err := NewWriter(Options{}); err == nil {
 		t.Error("no directory accepted")
 	}
-	if _, err := NewWARCWriter(WARCOptions{Dir: dir, Prefix: "../up"}); err == nil {
+	if _, err := NewWriter(Options{Dir: dir, Prefix: "../up"}); err == nil {
 		t.Error("prefix with a slash accepted")
 	}
 	w := newTestWARC(t, dir, 0)
@@ -388,12 +389,12 @@ func TestWARCWriterErrors(t *testing.T) {
 		{URL: mustParse(t, "http://h/"), Date: warcDate},
 	}
 	for _, ex := range bad {
-		if _, err := w.WriteExchange(ex, WARCRef{}); err == nil {
+		if _, err := w.WriteExchange(ex, Ref{}); err == nil {
 			t.Errorf("WriteExchange(%+v) succeeded", ex)
 		}
 	}
 	w.Close()
-	if _, err := w.WriteExchange(exchange(t, "http://h/", 200, ""), WARCRef{}); !errors.Is(err, os.ErrClosed) {
+	if _, err := w.WriteExchange(exchange(t, "http://h/", 200, ""), Ref{}); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("write after Close: %v", err)
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 0 {
@@ -411,7 +412,7 @@ func TestWARCHeaderInjection(t *testing.T) {
 	ex.Header["X-Evil"] = []string{"b\r\n\r\nHTTP/1.1 200 OK"}
 	ex.Method = "GET\r\nX: y"
 	ex.RemoteAddr = "not an ip\r\n"
-	if _, err := w.WriteExchange(ex, WARCRef{}); err != nil {
+	if _, err := w.WriteExchange(ex, Ref{}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -436,7 +437,7 @@ func plainWARC(t testing.TB) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	w := newTestWARC(t, dir, 0)
-	if _, err := w.WriteExchange(exchange(t, "http://h/x", 200, "the payload"), WARCRef{}); err != nil {
+	if _, err := w.WriteExchange(exchange(t, "http://h/x", 200, "the payload"), Ref{}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -475,7 +476,7 @@ func TestWARCReaderDigests(t *testing.T) {
 			if bytes.Equal(bad, plain) {
 				t.Fatal("nothing replaced")
 			}
-			wr, err := NewWARCReader(bytes.NewReader(bad))
+			wr, err := NewReader(bytes.NewReader(bad))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -505,7 +506,7 @@ func TestWARCReaderDigests(t *testing.T) {
 	}
 	// Unread blocks are verified by Next.
 	bad := bytes.Replace(plain, []byte("the payload"), []byte("the paylaod"), 1)
-	wr, _ := NewWARCReader(bytes.NewReader(bad))
+	wr, _ := NewReader(bytes.NewReader(bad))
 	var err error
 	for err == nil {
 		_, err = wr.Next()
@@ -515,13 +516,13 @@ func TestWARCReaderDigests(t *testing.T) {
 	}
 }
 
-func readAllPlain(t testing.TB, b []byte) []*WARCRecord {
+func readAllPlain(t testing.TB, b []byte) []*Record {
 	t.Helper()
-	wr, err := NewWARCReader(bytes.NewReader(b))
+	wr, err := NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*WARCRecord
+	var out []*Record
 	for {
 		rec, err := wr.Next()
 		if err == io.EOF {
@@ -537,7 +538,7 @@ func readAllPlain(t testing.TB, b []byte) []*WARCRecord {
 func TestWARCReaderTorn(t *testing.T) {
 	dir := t.TempDir()
 	w := newTestWARC(t, dir, 0)
-	w.WriteExchange(exchange(t, "http://h/x", 200, strings.Repeat("payload ", 1000)), WARCRef{})
+	w.WriteExchange(exchange(t, "http://h/x", 200, strings.Repeat("payload ", 1000)), Ref{})
 	w.Close()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
 	whole, err := os.ReadFile(files[0])
@@ -545,12 +546,12 @@ func TestWARCReaderTorn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cut := range []int{1, 10, len(whole) / 2, len(whole) - 1} {
-		wr, err := NewWARCReader(bytes.NewReader(whole[:cut]))
+		wr, err := NewReader(bytes.NewReader(whole[:cut]))
 		if err != nil {
 			continue // a cut gzip header
 		}
 		for err == nil {
-			var rec *WARCRecord
+			var rec *Record
 			if rec, err = wr.Next(); err == nil {
 				_, err = io.Copy(io.Discard, rec.Block)
 			}
@@ -572,7 +573,7 @@ func FuzzWARCReader(f *testing.F) {
 	f.Add([]byte("WARC/1.1\r\nContent-Length: 99999999999\r\n\r\nx"))
 	f.Add([]byte("WARC/1.0\r\n continued\r\nA: b\r\n c\r\nContent-Length: 0\r\n\r\n\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		wr, err := NewWARCReader(bytes.NewReader(in))
+		wr, err := NewReader(bytes.NewReader(in))
 		if err != nil {
 			return
 		}
@@ -616,10 +617,19 @@ func BenchmarkWARCWrite(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := w.WriteExchange(ex, WARCRef{}); err != nil {
+			if _, err := w.WriteExchange(ex, Ref{}); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
+}
+
+func mustParse(t testing.TB, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -1,0 +1,168 @@
+package links
+
+import "strings"
+
+// elements are those that can hold a URL in an attribute other than style.
+var elements = map[string]bool{
+	"a": true, "area": true, "audio": true, "base": true, "blockquote": true, "body": true,
+	"button": true, "del": true, "embed": true, "form": true, "frame": true, "iframe": true,
+	"img": true, "input": true, "ins": true, "link": true, "meta": true, "object": true,
+	"q": true, "script": true, "source": true, "table": true, "td": true, "th": true,
+	"track": true, "video": true,
+}
+
+// names are the element and attribute names the grammar knows, so that a
+// Ref's Tag and Attr cost no allocation.
+var names = map[string]string{}
+
+func init() {
+	for e := range elements {
+		names[e] = e
+	}
+	for _, a := range []string{"href", "xlink:href", "src", "srcset", "longdesc", "poster", "formaction",
+		"action", "data", "background", "content", "cite", "style"} {
+		names[a] = a
+	}
+}
+
+// intern returns b as a string, without allocating for a name of names.
+func intern(b []byte) string {
+	if s, ok := names[string(b)]; ok {
+		return s
+	}
+	return string(b)
+}
+
+// What an attribute's value holds.
+const (
+	roleNone    = iota
+	roleURL     // one URL
+	roleSrcset  // image candidates, each a URL
+	roleRefresh // a meta refresh content, with a URL in it
+	roleStyle   // CSS declarations
+)
+
+// attrRole says what attribute key of element tag holds, given the tag's
+// attributes, and the reference it makes without its URL. This is the one
+// table of what counts as a link.
+func attrRole(tag, key string, attrs []attr) (int, Ref) {
+	if key == "style" {
+		return roleStyle, Ref{}
+	}
+	switch tag {
+	case "a", "area":
+		if key == "href" {
+			rel, _ := find(attrs, "rel")
+			return roleURL, Ref{Kind: Anchor, Rel: rel, Nofollow: hasToken(rel, "nofollow")}
+		}
+	case "link":
+		if key == "href" {
+			rel, _ := find(attrs, "rel")
+			ref := Ref{Kind: LinkKind(rel), Rel: rel}
+			if ref.Kind == Alternate {
+				ref.Nofollow = hasToken(rel, "nofollow")
+				if firstRel(rel) == "alternate" {
+					lang, _ := find(attrs, "hreflang")
+					ref.Hreflang = strings.TrimSpace(lang)
+				}
+			}
+			return roleURL, ref
+		}
+	case "frame", "iframe":
+		if key == "src" {
+			return roleURL, Ref{Kind: Frame}
+		}
+	case "img", "source":
+		switch key {
+		case "src":
+			return roleURL, Ref{Kind: Requisite}
+		case "srcset":
+			return roleSrcset, Ref{Kind: Requisite}
+		case "longdesc":
+			return roleURL, Ref{Kind: Other}
+		}
+	case "script", "audio", "embed", "track":
+		if key == "src" {
+			return roleURL, Ref{Kind: Requisite}
+		}
+	case "video":
+		if key == "src" || key == "poster" {
+			return roleURL, Ref{Kind: Requisite}
+		}
+	case "input":
+		switch key {
+		case "src":
+			if t, _ := find(attrs, "type"); strings.EqualFold(strings.TrimSpace(t), "image") {
+				return roleURL, Ref{Kind: Requisite}
+			}
+		case "formaction":
+			return roleURL, Ref{Kind: Form}
+		}
+	case "button":
+		if key == "formaction" {
+			return roleURL, Ref{Kind: Form}
+		}
+	case "form":
+		if key == "action" {
+			return roleURL, Ref{Kind: Form}
+		}
+	case "object":
+		if key == "data" {
+			return roleURL, Ref{Kind: Requisite}
+		}
+	case "body", "table", "td", "th":
+		if key == "background" {
+			return roleURL, Ref{Kind: Requisite}
+		}
+	case "meta":
+		if key == "content" {
+			if e, _ := find(attrs, "http-equiv"); strings.EqualFold(strings.TrimSpace(e), "refresh") {
+				return roleRefresh, Ref{Kind: Refresh}
+			}
+		}
+	case "base":
+		if key == "href" {
+			return roleURL, Ref{Kind: Base}
+		}
+	case "blockquote", "q", "ins", "del":
+		if key == "cite" {
+			return roleURL, Ref{Kind: Other}
+		}
+	}
+	return roleNone, Ref{}
+}
+
+// LinkKind is the kind of a <link href> with the given rel, by its first
+// token that names one: a canonical; navigation between pages (alternate,
+// next, prev and the other HTML 4 link types that name documents),
+// followed as links; or what a page needs to display (stylesheets, icons,
+// preloads, a manifest, an OpenSearch description), a requisite. Other
+// rels, such as preconnect or dns-prefetch, give Other.
+func LinkKind(rel string) Kind {
+	for _, tok := range strings.Fields(rel) {
+		if k, ok := relKinds[strings.ToLower(tok)]; ok {
+			return k
+		}
+	}
+	return Other
+}
+
+var relKinds = map[string]Kind{
+	"canonical": Canonical,
+	"alternate": Alternate, "next": Alternate, "prev": Alternate, "previous": Alternate,
+	"first": Alternate, "last": Alternate, "up": Alternate, "index": Alternate,
+	"contents": Alternate, "start": Alternate,
+	"stylesheet": Requisite, "icon": Requisite, "apple-touch-icon": Requisite,
+	"apple-touch-icon-precomposed": Requisite, "mask-icon": Requisite, "preload": Requisite,
+	"modulepreload": Requisite, "manifest": Requisite, "search": Requisite,
+}
+
+// firstRel is the first token of rel that LinkKind knows, lower case.
+func firstRel(rel string) string {
+	for _, tok := range strings.Fields(rel) {
+		if _, ok := relKinds[strings.ToLower(tok)]; ok {
+			return strings.ToLower(tok)
+		}
+	}
+	return ""
+}

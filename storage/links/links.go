@@ -1,0 +1,374 @@
+package links
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Kind says what a reference is for.
+type Kind uint8
+
+const (
+	Anchor    Kind = iota // <a href>, <area href>: a page, followed
+	Frame                 // <frame src>, <iframe src>: a page, followed
+	Alternate             // <link rel=alternate|next|prev|...>: a page, followed
+	Canonical             // <link rel=canonical>
+	Refresh               // the URL of <meta http-equiv=refresh>
+	Requisite             // what a page needs to display: img, script, stylesheet, CSS url(), ...
+	Form                  // form action, formaction: submitted to, never fetched
+	Other                 // a URL nobody fetches: cite, longdesc, <link> of another rel
+	Base                  // <base href>: what the others resolve against
+)
+
+var kindNames = [...]string{"anchor", "frame", "alternate", "canonical", "refresh", "requisite", "form", "other", "base"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// Ref is one URL reference as a document writes it: not resolved, with
+// character references (HTML) or escapes (CSS) decoded, white space kept.
+type Ref struct {
+	URL      string
+	Kind     Kind
+	Tag      string // the element, lower case ("" in a stylesheet)
+	Attr     string // the attribute ("" in a stylesheet or <style> text)
+	CSS      bool   // a url() or @import: "#x" names this document
+	Rel      string // the rel attribute of a, area and link
+	Hreflang string // of <link rel=alternate>
+	Nofollow bool   // rel has nofollow (a, area, and followed kinds of link)
+}
+
+// Scan calls fn with every reference of the HTML document read from r, in
+// document order (see the package doc for what counts). A read error ends
+// the document where it happened.
+func Scan(r io.Reader, fn func(Ref)) {
+	w := walker{visit: func(r Ref) (string, bool) { fn(r); return "", false }}
+	w.walk(html.NewTokenizer(r))
+}
+
+// Rewrite returns body with the references for which fn returns true
+// replaced by the string it returns. A Base reference that fn changes is
+// removed, whatever the string. Each changed tag is written again from the
+// tokenizer's attributes (lower-case names, double-quoted escaped values,
+// in their order); everything else is kept byte for byte, so a fn that
+// changes nothing gives body back unchanged.
+func Rewrite(body []byte, fn func(Ref) (string, bool)) []byte {
+	var out bytes.Buffer
+	out.Grow(len(body) + len(body)/16)
+	w := walker{visit: fn, out: &out}
+	w.walk(html.NewTokenizer(bytes.NewReader(body)))
+	return out.Bytes()
+}
+
+// attr is one attribute of a tag, as the tokenizer gives it: a lower-case
+// key and a decoded value, valid until the tokenizer's next token.
+type attr struct{ key, val []byte }
+
+// walker goes through the tokens of a document, visiting the references
+// and, when out is set, writing the document with their replacements.
+type walker struct {
+	visit func(Ref) (string, bool)
+	out   *bytes.Buffer                   // nil: visit only
+	tag   func(name string, attrs []attr) // when set, called with each start tag of headTags
+	attrs []attr
+	raw   []byte   // a copy of the raw tag: TagAttr decodes in place
+	vals  []string // per attribute of the tag: its new value when set[i] is 1
+	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
+}
+
+// headTags are the elements the tag hook of a walker sees.
+var headTags = map[string]bool{"link": true, "meta": true, "base": true}
+
+func (w *walker) write(b []byte) {
+	if w.out != nil {
+		w.out.Write(b)
+	}
+}
+
+func (w *walker) walk(z *html.Tokenizer) {
+	style := false // the text that comes next is a <style>'s
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			w.write(z.Raw()) // an unfinished tag at the end, if any
+			return
+		case html.StartTagToken, html.SelfClosingTagToken:
+			style = w.startTag(z, tt)
+		case html.TextToken:
+			if style {
+				w.styleText(z.Raw())
+			} else {
+				w.write(z.Raw())
+			}
+			style = false
+		default:
+			w.write(z.Raw())
+			style = false
+		}
+	}
+}
+
+// startTag handles a start tag and reports whether it opens a <style>.
+func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
+	if w.out != nil {
+		w.raw = append(w.raw[:0], z.Raw()...)
+	}
+	name, more := z.TagName()
+	isStyle := string(name) == "style" && tt == html.StartTagToken
+	switch string(name) {
+	case "noscript", "noframes":
+		// Markup to a browser without scripts or frames, as to wget.
+		if tt == html.StartTagToken {
+			z.NextIsNotRawText()
+		}
+	case "image":
+		name = []byte("img")
+	}
+	if !elements[string(name)] && !containsStyle(z.Raw()) {
+		// No URL here: its attributes need not be read (TagAttr, which
+		// decodes them, is most of a tag's cost).
+		w.write(w.raw)
+		return isStyle
+	}
+	w.attrs = w.attrs[:0]
+	styled := false
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		w.attrs = append(w.attrs, attr{k, v})
+		styled = styled || string(k) == "style"
+	}
+	if !styled && !elements[string(name)] {
+		w.write(w.raw)
+		return isStyle
+	}
+	if w.tag != nil && headTags[string(name)] {
+		w.tag(string(name), w.attrs)
+	}
+	if w.refs(intern(name)) {
+		w.render(name, tt == html.SelfClosingTagToken)
+	} else {
+		w.write(w.raw)
+	}
+	return isStyle
+}
+
+// containsStyle reports whether a raw tag may have a style attribute: it
+// holds "style" in any case.
+func containsStyle(raw []byte) bool {
+	for i := 0; i+5 <= len(raw); i++ {
+		j := bytes.IndexAny(raw[i:], "sS")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+5 <= len(raw) && equalFold(raw[i:i+5], "style") {
+			return true
+		}
+	}
+	return false
+}
+
+// styleText handles the text of a <style> element.
+func (w *walker) styleText(raw []byte) {
+	fn := func(u string) (string, bool) {
+		return w.visit(Ref{URL: u, Kind: Requisite, Tag: "style", CSS: true})
+	}
+	if w.out == nil {
+		walkCSS(raw, fn, nil)
+		return
+	}
+	walkCSS(raw, fn, w.out)
+}
+
+// render writes the tag again with w.vals applied.
+func (w *walker) render(name []byte, selfClosing bool) {
+	if w.out == nil {
+		return
+	}
+	for _, a := range w.attrs {
+		if !safeKey(a.key) {
+			w.out.Write(w.raw) // cannot be written again as it was read
+			return
+		}
+	}
+	w.out.WriteByte('<')
+	w.out.Write(name)
+	for i, a := range w.attrs {
+		if w.set[i] < 0 {
+			continue
+		}
+		v := string(a.val)
+		if w.set[i] > 0 {
+			v = w.vals[i]
+		}
+		w.out.WriteByte(' ')
+		w.out.Write(a.key)
+		w.out.WriteString(`="`)
+		escapeAttr(w.out, v)
+		w.out.WriteByte('"')
+	}
+	if selfClosing {
+		w.out.WriteByte('/')
+	}
+	w.out.WriteByte('>')
+}
+
+// safeKey reports whether an attribute key read by the tokenizer reads back
+// the same when written as key="value": the tokenizer ends a key at white
+// space, '/', '>' and '=' (but for an '=' that starts it).
+func safeKey(k []byte) bool {
+	if len(k) == 0 {
+		return false
+	}
+	for i, c := range k {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r', '/', '>', 0:
+			return false
+		case '=':
+			if i > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// escapeAttr writes v as the text of a double-quoted attribute value that
+// the tokenizer reads back as v.
+func escapeAttr(b *bytes.Buffer, v string) {
+	last := 0
+	for i := 0; i < len(v); i++ {
+		var esc string
+		switch v[i] {
+		case '&':
+			esc = "&amp;"
+		case '"':
+			esc = "&quot;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\r':
+			esc = "&#13;" // a raw CR would be read back as LF
+		default:
+			continue
+		}
+		b.WriteString(v[last:i])
+		b.WriteString(esc)
+		last = i + 1
+	}
+	b.WriteString(v[last:])
+}
+
+// find returns the value of the first attribute key, and whether there is
+// one. xlink:href counts as href, as the HTML tree builder reads it in SVG.
+func find(attrs []attr, key string) (string, bool) {
+	for _, a := range attrs {
+		if string(a.key) == key || key == "href" && string(a.key) == "xlink:href" {
+			return string(a.val), true
+		}
+	}
+	return "", false
+}
+
+// refs visits the references of the current tag, filling w.vals and w.set,
+// and reports whether any changed.
+func (w *walker) refs(tag string) bool {
+	n := len(w.attrs)
+	w.vals = w.vals[:0]
+	w.set = w.set[:0]
+	for range n {
+		w.vals = append(w.vals, "")
+		w.set = append(w.set, 0)
+	}
+	changed := false
+	for i, a := range w.attrs {
+		key := string(a.key)
+		if key == "xlink:href" {
+			key = "href"
+		}
+		if first(w.attrs[:i], key) {
+			continue // the tree builder keeps the first of a key only
+		}
+		role, ref := attrRole(tag, key, w.attrs)
+		if role == roleNone {
+			continue
+		}
+		ref.Tag, ref.Attr = tag, intern(a.key)
+		v := string(a.val)
+		var nv string
+		var c bool
+		switch role {
+		case roleURL:
+			ref.URL = v
+			nv, c = w.visit(ref)
+			if c && ref.Kind == Base {
+				w.set[i] = -1
+				changed = true
+				continue
+			}
+		case roleSrcset:
+			nv, c = rewriteSrcset(v, func(u string) (string, bool) { ref.URL = u; return w.visit(ref) })
+		case roleRefresh:
+			nv, c = rewriteRefresh(v, func(u string) (string, bool) { ref.URL = u; return w.visit(ref) })
+		case roleStyle:
+			nv, c = w.styleAttr(tag, v)
+		}
+		if c {
+			w.vals[i], w.set[i] = nv, 1
+			changed = true
+		}
+	}
+	return changed
+}
+
+// first reports whether an attribute of attrs (those before the current
+// one) already has key.
+func first(attrs []attr, key string) bool {
+	for _, a := range attrs {
+		if string(a.key) == key || key == "href" && string(a.key) == "xlink:href" {
+			return true
+		}
+	}
+	return false
+}
+
+// styleAttr visits the CSS of a style attribute.
+func (w *walker) styleAttr(tag, v string) (string, bool) {
+	changed := false
+	fn := func(u string) (string, bool) {
+		nv, c := w.visit(Ref{URL: u, Kind: Requisite, Tag: tag, Attr: "style", CSS: true})
+		changed = changed || c
+		return nv, c
+	}
+	if w.out == nil {
+		walkCSS([]byte(v), fn, nil)
+		return v, false
+	}
+	var b bytes.Buffer
+	walkCSS([]byte(v), fn, &b)
+	if !changed {
+		return v, false
+	}
+	return b.String(), true
+}
+
+// hasToken reports whether a space-separated list such as rel holds tok,
+// case-insensitively.
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
+}

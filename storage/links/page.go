@@ -1,0 +1,111 @@
+package links
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+)
+
+// Page is what Read found in an HTML page: its references, and a small
+// document of its head elements for the facts a page states about itself.
+type Page struct {
+	Refs []Ref // in document order, <base> included
+	head *html.Node
+}
+
+// ReadHTML reads an HTML page, decoding it from the charset its
+// Content-Type, a byte order mark or a <meta charset> declares (as
+// x/net/html/charset determines it) to UTF-8 first.
+func ReadHTML(body []byte, contentType string) *Page {
+	var r io.Reader = bytes.NewReader(body)
+	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
+		r = enc.NewDecoder().Reader(r)
+	}
+	return Read(r)
+}
+
+// Read reads an HTML page in UTF-8 from r. A read error ends the page where
+// it happened.
+func Read(r io.Reader) *Page {
+	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
+	w := walker{
+		visit: func(ref Ref) (string, bool) { p.Refs = append(p.Refs, ref); return "", false },
+		tag:   p.addHead,
+	}
+	w.walk(html.NewTokenizer(r))
+	return p
+}
+
+// addHead adds an element to the head document.
+func (p *Page) addHead(name string, attrs []attr) {
+	n := &html.Node{Type: html.ElementNode, Data: name, DataAtom: atom.Lookup([]byte(name))}
+	n.Attr = make([]html.Attribute, len(attrs))
+	for i, a := range attrs {
+		n.Attr[i] = html.Attribute{Key: string(a.key), Val: string(a.val)}
+	}
+	p.head.AppendChild(n)
+}
+
+// Head returns, for goquery to select from, a document holding the page's
+// <link>, <meta> and <base> elements with their attributes, in page order,
+// wherever they were (a page's head is often unclosed or misplaced).
+func (p *Page) Head() *goquery.Document {
+	return goquery.NewDocumentFromNode(p.head)
+}
+
+// Base returns the href of the first <base> that has a non-empty one, as
+// written.
+func (p *Page) Base() string {
+	base := ""
+	p.Head().Find("base[href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		base = s.AttrOr("href", "")
+		return base == ""
+	})
+	return base
+}
+
+// Canonicals returns the hrefs of the page's <link rel=canonical>, as
+// written, in page order.
+func (p *Page) Canonicals() []string {
+	var out []string
+	p.Head().Find("link[href][rel]").Each(func(_ int, s *goquery.Selection) {
+		if LinkKind(s.AttrOr("rel", "")) == Canonical {
+			out = append(out, s.AttrOr("href", ""))
+		}
+	})
+	return out
+}
+
+// Hreflang is a <link rel=alternate hreflang href>: the page in another language.
+type Hreflang struct{ Lang, Href string }
+
+// Hreflangs returns the page's language alternates, in page order.
+func (p *Page) Hreflangs() []Hreflang {
+	var out []Hreflang
+	p.Head().Find("link[href][rel][hreflang]").Each(func(_ int, s *goquery.Selection) {
+		lang := strings.TrimSpace(s.AttrOr("hreflang", ""))
+		if lang != "" && firstRel(s.AttrOr("rel", "")) == "alternate" {
+			out = append(out, Hreflang{Lang: lang, Href: s.AttrOr("href", "")})
+		}
+	})
+	return out
+}
+
+// MetaRobots returns the contents of the page's <meta name=robots> and
+// <meta name=AGENT> (agent being our product token, matched without
+// regard to case; "" for robots only), in page order.
+func (p *Page) MetaRobots(agent string) []string {
+	var out []string
+	p.Head().Find("meta[name][content]").Each(func(_ int, s *goquery.Selection) {
+		name := strings.TrimSpace(s.AttrOr("name", ""))
+		if strings.EqualFold(name, "robots") || agent != "" && strings.EqualFold(name, agent) {
+			out = append(out, s.AttrOr("content", ""))
+		}
+	})
+	return out
+}
