@@ -94,7 +94,7 @@ func (c *Crawler) refused(rec storage.Record, why string) {
 	}
 	rec.FetchedAt, rec.Error = c.now(), "out of scope: "+why
 	if err := c.out.inventory(rec); err != nil {
-		c.stop(&writeError{output: "output.urls", err: err})
+		c.writeFailed(&writeError{output: "output.urls", err: err})
 	}
 }
 

@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 // its page record, the URLs it leads to, and what is kept of it (the
 // WARC record, the mirror file). What the config asks to keep must be
 // kept for the URL to be done: a failed write is the outcome instead.
-func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response, prev storage.Page, known bool) outcome {
+func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, known bool) outcome {
 	now := c.now()
 	rec := storage.Record{
 		Robots: storage.RobotsAllowed, Status: resp.status, ContentType: resp.header.Get("Content-Type"),
@@ -43,7 +42,7 @@ func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response,
 	case resp.status >= 200 && resp.status < 300 && resp.undecoded != "":
 		rec.Error = fmt.Sprintf("body in an unsupported Content-Encoding %q: not read", resp.undecoded)
 	case resp.status >= 200 && resp.status < 300:
-		if links, err = c.content(ctx, l, resp, &rec, &page, prev, known); err != nil {
+		if links, err = c.content(l, resp, &rec, &page, prev, known); err != nil {
 			return failed("output.mirror_dir", err)
 		}
 	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
@@ -91,7 +90,7 @@ func (c *Crawler) pageOf(l *frontier.Lease, resp *response, prev storage.Page, k
 
 // content reads a 2xx body: a sitemap's entries, or a page's links, and
 // saves the page in the mirror. The error is the mirror's.
-func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response, rec *storage.Record,
+func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record,
 	page *storage.Page, prev storage.Page, known bool) ([]frontier.Item, error) {
 	page.ContentType = rec.ContentType
 	page.Hash = storage.ContentHash(resp.body)
@@ -105,7 +104,7 @@ func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response
 	}
 	var links []frontier.Item
 	if l.Kind == frontier.KindSitemap {
-		c.parsing(func() { links = c.readSitemap(ctx, l, resp, rec) })
+		c.parsing(func() { links = c.readSitemap(l, resp, rec) })
 		return links, nil
 	}
 	c.parsing(func() { links = c.follow(l, resp, page) })

@@ -130,6 +130,7 @@ func (c *Crawler) open() (err error) {
 	c.live.Store(&liveConfig{Config: c.cfg, scope: sc})
 	start := c.now()
 	c.hosts = newHosts(c.conf(), start, c.front, c.state, c.obs, c.log, c.conf, c.now)
+	c.hosts.fail = func(err error) { c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)) }
 	fetch := newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost, c.now)
 	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
 	c.budget.most = func() int { return c.conf().Scope.MaxPages }

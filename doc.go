@@ -49,10 +49,13 @@
 //
 // # Caveats
 //
-// A failed write of an output (inventory, mirror, WARC) or of the state
-// database stops the crawl: the URL being settled stays queued, Run
-// returns the error, and the same command carries on once the cause (a
-// full disk) is mended. The politeness wait counted for /metrics is the
+// A failed write of an output (inventory, mirror, WARC) or of a URL's
+// outcome or a host's parking in the state database stops the crawl: the
+// URL being settled stays queued, Run returns the error, and the same
+// command carries on once the cause (a full disk) is mended. A failed save
+// of a host's wait or robots.txt copy is logged and counted
+// (crawler_state_errors_total), and the crawl goes on: the next run asks
+// again. The politeness wait counted for /metrics is the
 // time hosts with URLs queued or in flight are held back, each moment of
 // a host counted once, so it includes waits the dispatcher would not have
 // filled. Hosts' ready times live in memory; only waits a server asked for

@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -28,15 +30,22 @@ func (x *exchange) try(origin string, now time.Time) (bool, time.Time) {
 	return x.hosts.acquire(origin, now)
 }
 
+// errHostParked refuses a wait for a host the crawl gave up on.
+var errHostParked = errors.New("host given up on")
+
 // wait takes a slot of origin, waiting for the host's turn. A refusal with
 // no time (a request in flight or not yet sent) waits for the gate to say
-// the host changed, which a send or a release does at once.
+// the host changed, which a send or a release does at once; a parked host
+// is refused with errHostParked.
 func (x *exchange) wait(ctx context.Context, origin string) error {
 	for {
 		changed := x.hosts.gate.Changed(origin) // before acquire: no change missed
 		ok, at := x.hosts.acquire(origin, x.now())
 		if ok {
 			return nil
+		}
+		if at.IsZero() && x.hosts.gate.Parked(origin) {
+			return fmt.Errorf("%s: %w", origin, errHostParked)
 		}
 		var due <-chan time.Time // nil, never ready, when at is zero
 		var t *time.Timer
@@ -81,7 +90,10 @@ func (x *exchange) do(ctx context.Context, origin string, r request, keep func(*
 		keep(resp, err)
 	}
 	res := politeness.Result{Err: err}
-	if err == nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		res = politeness.Result{Abandoned: true} // the crawl is stopping: nothing said of the host
+	case err == nil:
 		res = politeness.Result{Status: resp.status, RetryAfter: resp.header.Get("Retry-After")}
 	}
 	res.Unsent = guard.release()

@@ -147,6 +147,9 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	if r.limit > 0 {
 		limit = r.limit
 	}
+	if r.robots && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		limit = min(limit, 4<<10) // only a 2xx robots.txt is read; the rest keeps the connection
+	}
 	enc := resp.Header.Get("Content-Encoding")
 	out.body, out.truncated, err = readBody(resp.Body, enc, limit, resp.ContentLength)
 	out.decoded = err == nil && enc != ""

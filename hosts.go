@@ -32,6 +32,9 @@ type hosts struct {
 	agent  string
 	conf   func() *liveConfig
 	now    func() time.Time
+	// fail stops the crawl on a write of the state it cannot go on
+	// without (parking a host).
+	fail func(error)
 
 	mu        sync.Mutex
 	pages     map[string]int       // pages fetched this run, by origin
@@ -235,7 +238,9 @@ func (h *hosts) park(origin, reason string) {
 	h.log.Warn("host parked", "host", origin, "reason", reason)
 	h.gate.Park(origin, reason)
 	if err := h.front.Park(origin, reason); err != nil {
-		h.stateError("park host", err)
+		// Kept going, the host would sit parked in the gate with its
+		// URLs queued, and the crawl would never end.
+		h.fail(fmt.Errorf("park %s: %w", origin, err))
 	}
 }
 

@@ -35,8 +35,10 @@ func (c *Crawler) robotsFor(ctx context.Context, l *frontier.Lease, now time.Tim
 	if st.DisallowAll {
 		// Unreachable (429, 5xx, no answer): nothing but robots.txt is
 		// requested until it answers well.
+		// The host waits, not the URL: it keeps its place, and a last
+		// call (hosts.lastCall) that brings the host forward finds it.
 		c.hosts.robotsUnreachable(l.Origin, st.NextFetch)
-		return nil, release(st.NextFetch), false
+		return nil, release(time.Time{}), false
 	}
 	return g, outcome{}, true
 }
@@ -53,6 +55,7 @@ func (c *Crawler) readRobots(ctx context.Context, origin string, now time.Time) 
 	}
 	if ok, _ := c.x.try(origin, now); !ok {
 		c.hosts.robots.Abandon(origin)
+		c.hosts.ready(origin, now) // a lease that waited for this fetch may have put the host off
 		return
 	}
 	f, asked, key, err := c.fetchRobots(ctx, origin, now)
@@ -80,7 +83,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		var f robots.Fetch
 		var next *url.URL
 		key := robotsKey(u)
-		c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize}, func(resp *response, err error) {
+		c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize, timeout: c.conf().Fetch.Timeout}, func(resp *response, err error) {
 			f = robotsAnswer(resp, err, c.now())
 			f.Redirects = hop
 			if err == nil {
@@ -110,7 +113,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 			sf.Redirects = hop + 1
 			return sf, sAsked, "", nil
 		}
-		if err := c.x.wait(ctx, target); err != nil {
+		if err := c.x.wait(ctx, target); errors.Is(err, errHostParked) {
+			err = fmt.Errorf("fetch %s: %w", next, err)
+			c.log.Warn("robots.txt not fetched", "host", origin, "err", err)
+			return robots.Fetch{Err: err, Redirects: hop}, asked, key, nil
+		} else if err != nil {
 			return robots.Fetch{}, asked, "", err
 		}
 		// The target's host may have fetched it while this hop waited.
@@ -152,7 +159,7 @@ func (c *Crawler) storeRobots(origin string, f robots.Fetch, asked, done time.Ti
 		c.seedSitemaps(origin, st.Rules().Sitemaps())
 	}
 	c.hosts.saveRobots(origin, st)
-	if reason := c.giveUpOn(st, crawlDelay, done); reason != "" {
+	if reason := c.giveUpOn(st, crawlDelay, done); reason != "" && !c.hosts.gate.Parked(origin) {
 		c.hosts.park(origin, reason)
 	}
 	c.hosts.ready(origin, done)

@@ -76,3 +76,23 @@ func TestLastCallHonoursRetryAfter(t *testing.T) {
 		t.Errorf("/ recorded %+v, want 200", r)
 	}
 }
+
+// A robots.txt that redirects to a host the crawl gave up on is not
+// fetched there (the hop would wait for ever for a slot of a parked host):
+// it counts as unavailable, and the crawl ends by itself.
+func TestRobotsRedirectToParkedHost(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	b.set("/robots.txt", page{status: 503, headers: map[string]string{"Retry-After": "7200"}})
+	b.html("/")
+	a.set("/robots.txt", page{status: 301, headers: map[string]string{"Location": b.URL + "/robots.txt"}})
+	a.html("/")
+	cfg := testConfig(t, b.URL+"/", a.URL+"/")
+	cfg.Fetch.Workers = 1 // B first: parked before A's robots.txt redirects there
+	_, err, el := runFor(t, cfg, 8*time.Second)
+	if err != nil || el > 7*time.Second { // the run's own limit is 8s: it must end by itself well before
+		t.Fatalf("err %v after %v; want the crawl over by itself", err, el)
+	}
+	if n := b.hits()["/robots.txt"]; n != 1 {
+		t.Errorf("B's robots.txt asked %d times, want once", n)
+	}
+}

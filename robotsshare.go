@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"container/list"
-	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -19,10 +18,6 @@ const robotsShareFor = 10 * time.Minute
 // robotsShareMax bounds how many robots.txt URLs the share remembers; the
 // oldest are forgotten first (their hosts then fetch them again).
 const robotsShareMax = 1024
-
-// errRobotsShared stops a robots.txt fetch whose next hop was answered a
-// moment ago: the answer is reused, not fetched again.
-var errRobotsShared = errors.New("robots.txt answered a moment ago")
 
 // robotsShare remembers which robots.txt URL a host's robots.txt fetch
 // ended at, so that one fetched as the redirect target of another host's

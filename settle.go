@@ -60,11 +60,7 @@ func (c *Crawler) settle(l *frontier.Lease, o outcome) {
 		c.obs.retry()
 		err = c.front.Retry(l, o.at)
 	case outcomeFailed:
-		var we *writeError
-		if errors.As(o.err, &we) {
-			c.obs.outputError(we.output)
-		}
-		c.stop(o.err)
+		c.writeFailed(o.err)
 		err = c.front.Release(l, time.Time{})
 	case outcomeDone:
 		err = c.complete(l, o)
@@ -72,7 +68,6 @@ func (c *Crawler) settle(l *frontier.Lease, o outcome) {
 	if err != nil {
 		c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err))
 	}
-	c.wake()
 }
 
 // complete writes a done URL's record and commits it done.
@@ -94,8 +89,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	// The record is written before the URL is done: a kill in between
 	// repeats the visit and its record, but never loses the record.
 	if err := c.out.inventory(rec); err != nil {
-		c.obs.outputError("output.urls")
-		c.stop(&writeError{output: "output.urls", err: err})
+		c.writeFailed(&writeError{output: "output.urls", err: err})
 		return c.front.Release(l, time.Time{})
 	}
 	if _, err := c.front.Done(l, fo, o.links); err != nil {
@@ -104,4 +98,13 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	}
 	c.obs.urlDone()
 	return nil
+}
+
+// writeFailed counts a failed write of an output and stops the crawl.
+func (c *Crawler) writeFailed(err error) {
+	var we *writeError
+	if errors.As(err, &we) {
+		c.obs.outputError(we.output)
+	}
+	c.stop(err)
 }

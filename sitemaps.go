@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -60,7 +59,7 @@ func (c *Crawler) seedItems() []frontier.Item {
 
 // sitemapPriority puts sitemaps first in their host's queue, so that the
 // URLs they list are known at depth 0 before the host's links are fetched
-// (see sitemapsOut).
+// (see hosts.waitsForSitemap).
 const sitemapPriority = 1
 
 // seedSitemaps queues the Sitemap: lines of origin's robots.txt that are in
@@ -100,7 +99,7 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 // readSitemap reads a fetched sitemap and returns what it lists: pages at
 // depth 0, and, for an index that is not itself listed in an index, its
 // child sitemaps (Google does not follow nested indexes, nor do we).
-func (c *Crawler) readSitemap(_ context.Context, l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
+func (c *Crawler) readSitemap(l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
 	lim := sitemap.Limits{
 		MaxURLs:     c.conf().SitemapLimits.MaxURLs,
 		MaxBytes:    int64(c.conf().SitemapLimits.MaxBytes),

@@ -71,7 +71,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	if err != nil {
 		return done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
 	}
-	return c.answer(ctx, l, resp, prev, known)
+	return c.answer(l, resp, prev, known)
 }
 
 // previous is the page record of the lease's URL, if it has one.

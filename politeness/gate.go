@@ -310,6 +310,10 @@ type Result struct {
 	// never went out; with an Err it may still go out (see SentLate), so
 	// Release counts it as started when it was released.
 	Unsent bool
+	// Abandoned says the caller stopped waiting for the answer (the crawl
+	// is stopping): it tells nothing of the host, whose error streak and
+	// waits stay as they were.
+	Abandoned bool
 }
 
 // Outcome is the gate's verdict on a Result.
@@ -340,13 +344,15 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	if r.Unsent && h.unsent > 0 {
 		h.unsent--
 	}
-	if r.Unsent && r.Err != nil && now.After(h.sentAt) {
+	if r.Unsent && (r.Err != nil || r.Abandoned) && now.After(h.sentAt) {
 		// Failed before it was seen going out, but the headers may be
 		// on their way yet: the safe guess is that it reached the server.
 		h.sentAt = now
 	}
 	h.unsent = min(h.unsent, h.inFlight) // a caller that forgot Sent cannot stall the host
-
+	if r.Abandoned {
+		return Outcome{}
+	}
 	if r.Err == nil && r.Status < 500 && r.Status != 429 {
 		h.streak = 0
 		return Outcome{}
@@ -408,6 +414,14 @@ func (g *Gate) EndWait(origin string, why Why, now time.Time) {
 	if h := g.host(origin); h.waitWhy == why && h.waitUntil.After(now) {
 		h.waitUntil = now
 	}
+}
+
+// Parked reports whether origin is parked.
+func (g *Gate) Parked(origin string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h, ok := g.hosts[origin]
+	return ok && h.parked != ""
 }
 
 // Park gives up on origin: Acquire refuses it from now on, until Unpark.

@@ -484,3 +484,28 @@ func TestGateEndWait(t *testing.T) {
 		t.Fatalf("refused until %v after EndWait", at)
 	}
 }
+
+// A request abandoned because the crawl is stopping tells nothing of the
+// host: its error streak stays, and it is not parked or made to wait.
+func TestGateAbandonedLeavesTheHost(t *testing.T) {
+	const origin = "http://a.test"
+	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	g := New(Config{MaxStreak: 2}, t0.Add(-time.Hour))
+	if ok, _ := g.Acquire(origin, t0); !ok {
+		t.Fatal("refused")
+	}
+	g.Release(origin, t0, Result{Status: 500})
+	t1 := t0.Add(time.Hour)
+	if ok, at := g.Acquire(origin, t1); !ok {
+		t.Fatalf("refused until %v", at)
+	}
+	if out := g.Release(origin, t1, Result{Abandoned: true, Unsent: true}); out.Wait || out.Parked != "" {
+		t.Errorf("abandoned request: %+v, want no verdict", out)
+	}
+	if ok, at := g.Acquire(origin, t1.Add(time.Minute)); !ok {
+		t.Fatalf("refused until %v after an abandoned request", at)
+	}
+	if out := g.Release(origin, t1.Add(time.Minute), Result{Status: 500}); out.Parked == "" {
+		t.Errorf("second failure: %+v, want parked at a streak of 2 (the abandoned one not counted as a success)", out)
+	}
+}
