@@ -21,7 +21,7 @@ import (
 const MaxURLLengthLimit = 16 << 10
 
 // Config is everything a crawl is told: the keys of the YAML config file
-// (CONTRACT.md, "Configuration keys"), whose names the yaml tags give. The
+// (config.example.yaml documents every one), whose names the yaml tags give. The
 // zero Config is not usable: start from DefaultConfig, change what you need,
 // and call Validate. The command line builds one in this order: DefaultConfig,
 // then the YAML file, then the flags given, then the seed URLs given as
@@ -217,7 +217,7 @@ type LogConfig struct {
 	Level string `yaml:"level"`
 }
 
-// DefaultConfig returns the defaults of every key, as CONTRACT.md and
+// DefaultConfig returns the defaults of every key, as the README and
 // config.example.yaml give them. It has no seeds, so it does not validate
 // until some are added.
 func DefaultConfig() Config {

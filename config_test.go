@@ -21,7 +21,7 @@ func validConfig() crawler.Config {
 
 func TestDefaultConfig(t *testing.T) {
 	c := crawler.DefaultConfig()
-	// The defaults CONTRACT.md gives.
+	// The defaults the README and config.example.yaml give.
 	if c.Politeness.Delay != time.Second || c.Politeness.MaxPerHost != 1 || !c.Politeness.HonorCrawlDelay ||
 		c.Fetch.Workers != 16 || c.Fetch.Timeout != 30*time.Second || c.Fetch.MaxBody != 10*crawler.MiB ||
 		c.Fetch.MaxRedirects != 5 || c.Fetch.Retries != 3 || c.SitemapLimits.MaxURLs != 50000 ||

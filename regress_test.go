@@ -313,7 +313,7 @@ func checkLinkedFirstSite(t *testing.T, s *testSite, cfg Config) {
 }
 
 // A URL found by a link and also listed in a sitemap (read through an
-// index) is at depth 0, as CONTRACT.md says, even with no delay between
+// index) is at depth 0, as the README says, even with no delay between
 // requests, when its link is queued long before the sitemap is read:
 // max_depth then counts from it.
 func TestSitemapURLLinkedFirstIsDepthZero(t *testing.T) {

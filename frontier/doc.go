@@ -8,7 +8,7 @@
 // form (the URL as found, made valid), the canonical key used for
 // deduplication, scope and robots, and the origin (scheme://host[:port]),
 // which is the "host" of politeness. The key is the RFC 3986 §6 normal form
-// as CONTRACT.md ("Duplicates") asks: scheme and host lower-cased, IDN hosts
+// as the README ("Each URL once") says: scheme and host lower-cased, IDN hosts
 // in punycode (golang.org/x/net/idna, UTS #46 lookup profile), default ports
 // dropped, an empty path written "/", dot-segments removed, percent-encoding
 // normalised (unreserved characters decoded, hex upper-cased), the fragment

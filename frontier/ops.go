@@ -97,7 +97,7 @@ func fewPerOrigin(items []Item) func(origin string) bool {
 // later than the one recorded, which makes a done URL due again. A sitemap
 // entry also brings its depth: a URL first found by a link and then listed
 // in a sitemap is at the sitemap's depth (0) from then on, with the sitemap
-// as how it was found, so that max_depth counts from it as CONTRACT.md
+// as how it was found, so that max_depth counts from it as the README
 // says however the two were ordered. Links are not merged: a link to a URL
 // seen before reads no record.
 func (b *batch) merge(h *host, k, v []byte, it *Item) error {

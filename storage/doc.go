@@ -1,7 +1,7 @@
 // Package storage keeps what the crawl knows of the URLs it fetched:
 //
 //   - the URL inventory (Inventory, Record): JSON Lines, one object per
-//     visit, appended as visits happen, with the fields CONTRACT.md lists
+//     visit, appended as visits happen, with the fields the README lists
 //     (output.urls, and what `crawler discover` prints);
 //   - page records (Pages, Page): per canonical URL, what the last visit
 //     found — status, ETag, Last-Modified, content hash, unchanged streak,

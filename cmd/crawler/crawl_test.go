@@ -242,7 +242,7 @@ func runCmdWithin(t *testing.T, d time.Duration, args ...string) (string, string
 	return out.String(), errOut.String(), code
 }
 
-// TestInventoryFieldTypes checks each inventory field CONTRACT.md names
+// TestInventoryFieldTypes checks each inventory field the README names
 // has its type and its values: status a number (0 without a response),
 // fetched_at RFC 3339, found_via and robots from their lists, bytes and
 // duration_ms whenever there was a response, and a redirect's target
@@ -290,7 +290,7 @@ func TestInventoryFieldTypes(t *testing.T) {
 			case "in_sitemap", "not_modified", "gone":
 				_, ok = v.(bool)
 			default:
-				t.Errorf("field %q is not in CONTRACT.md: %v", k, rec)
+				t.Errorf("field %q is not among the README's inventory fields: %v", k, rec)
 			}
 			if !ok {
 				t.Errorf("field %s = %v (%T): wrong type or value in %v", k, v, v, rec)
