@@ -2,14 +2,10 @@ package crawler
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 func TestHandlerEndpoints(t *testing.T) {
@@ -32,40 +28,14 @@ func TestHandlerEndpoints(t *testing.T) {
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
 
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("/metrics does not parse: %v", err)
-	}
+	metric := scrape(t, srv.URL+"/metrics")
 	value := func(name string, labels map[string]string) float64 {
 		t.Helper()
-		f, ok := families[name]
-		if !ok {
-			t.Fatalf("no series %s", name)
+		var pairs []string
+		for k, v := range labels {
+			pairs = append(pairs, k, v)
 		}
-	metric:
-		for _, m := range f.GetMetric() {
-			for _, lp := range m.GetLabel() {
-				if want, ok := labels[lp.GetName()]; ok && want != lp.GetValue() {
-					continue metric
-				}
-			}
-			switch {
-			case m.Counter != nil:
-				return m.Counter.GetValue()
-			case m.Gauge != nil:
-				return m.Gauge.GetValue()
-			case m.Histogram != nil:
-				return float64(m.Histogram.GetSampleCount())
-			}
-		}
-		t.Fatalf("no %s%v", name, labels)
-		return 0
+		return metric(name, pairs...)
 	}
 	for _, tc := range []struct {
 		name   string
@@ -88,15 +58,10 @@ func TestHandlerEndpoints(t *testing.T) {
 		value(name, nil)
 	}
 
-	resp, err = http.Get(srv.URL + "/hosts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var hosts []hostView
-	err = json.NewDecoder(resp.Body).Decode(&hosts)
-	resp.Body.Close()
-	if err != nil || len(hosts) != 1 {
-		t.Fatalf("/hosts: %v, %+v", err, hosts)
+	getJSON(t, srv.URL+"/hosts", &hosts)
+	if len(hosts) != 1 {
+		t.Fatalf("/hosts: %+v", hosts)
 	}
 	if h := hosts[0]; h.Robots != "ok" || h.DelayWhy != "crawl-delay" || h.Done != 3 {
 		t.Errorf("/hosts: %+v, want robots ok, delay from crawl-delay, 3 done", h)

@@ -96,8 +96,9 @@ func TestViewsAgree(t *testing.T) {
 	}
 }
 
-// scrape reads a /metrics page and returns a lookup of its values: a
-// series named with label name and value pairs; a missing one fails.
+// scrape reads a /metrics page and returns a lookup of its values (a
+// histogram's is its count): a series named with label name and value
+// pairs; a missing one fails.
 func scrape(t *testing.T, url string) func(name string, labels ...string) float64 {
 	t.Helper()
 	resp, err := http.Get(url)
@@ -126,6 +127,8 @@ func scrape(t *testing.T, url string) func(name string, labels ...string) float6
 				return m.Counter.GetValue()
 			case m.Gauge != nil:
 				return m.Gauge.GetValue()
+			case m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount())
 			}
 		}
 		t.Errorf("no %s%v in /metrics", name, labels)
