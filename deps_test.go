@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"politeness":     {module + "/robots", "golang.org/x/time/rate"},
 	"storage":        {module + "/robots", module + "/storage/warc", "go.etcd.io/bbolt"},
 	"storage/warc":   {"github.com/klauspost/compress/"},
-	"storage/links":  {"github.com/PuerkitoBio/goquery", "golang.org/x/net/html/"},
+	"storage/links":  {"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia", "golang.org/x/net/html/"}, // cascadia: goquery's selectors, compiled once
 	"storage/mirror": {module + "/storage/links"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",

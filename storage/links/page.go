@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/andybalholm/cascadia"
+
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -54,6 +56,15 @@ func (p *Page) addHead(name string, attrs []attr) {
 // Head returns, for goquery to select from, a document holding the page's
 // <link>, <meta> and <base> elements with their attributes, in page order,
 // wherever they were (a page's head is often unclosed or misplaced).
+// The selectors of the head facts, compiled once: compiling one costs more
+// than the selection it makes in a page's few head elements.
+var (
+	selBase     = cascadia.MustCompile("base[href]")
+	selLinks    = cascadia.MustCompile("link[href][rel]")
+	selHreflang = cascadia.MustCompile("link[href][rel][hreflang]")
+	selMeta     = cascadia.MustCompile("meta[name][content]")
+)
+
 func (p *Page) Head() *goquery.Document {
 	return goquery.NewDocumentFromNode(p.head)
 }
@@ -62,7 +73,7 @@ func (p *Page) Head() *goquery.Document {
 // written.
 func (p *Page) Base() string {
 	base := ""
-	p.Head().Find("base[href]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+	p.Head().FindMatcher(selBase).EachWithBreak(func(_ int, s *goquery.Selection) bool {
 		base = s.AttrOr("href", "")
 		return base == ""
 	})
@@ -73,7 +84,7 @@ func (p *Page) Base() string {
 // written, in page order.
 func (p *Page) Canonicals() []string {
 	var out []string
-	p.Head().Find("link[href][rel]").Each(func(_ int, s *goquery.Selection) {
+	p.Head().FindMatcher(selLinks).Each(func(_ int, s *goquery.Selection) {
 		if LinkKind(s.AttrOr("rel", "")) == Canonical {
 			out = append(out, s.AttrOr("href", ""))
 		}
@@ -87,7 +98,7 @@ type Hreflang struct{ Lang, Href string }
 // Hreflangs returns the page's language alternates, in page order.
 func (p *Page) Hreflangs() []Hreflang {
 	var out []Hreflang
-	p.Head().Find("link[href][rel][hreflang]").Each(func(_ int, s *goquery.Selection) {
+	p.Head().FindMatcher(selHreflang).Each(func(_ int, s *goquery.Selection) {
 		lang := strings.TrimSpace(s.AttrOr("hreflang", ""))
 		if lang != "" && firstRel(s.AttrOr("rel", "")) == "alternate" {
 			out = append(out, Hreflang{Lang: lang, Href: s.AttrOr("href", "")})
@@ -101,7 +112,7 @@ func (p *Page) Hreflangs() []Hreflang {
 // regard to case; "" for robots only), in page order.
 func (p *Page) MetaRobots(agent string) []string {
 	var out []string
-	p.Head().Find("meta[name][content]").Each(func(_ int, s *goquery.Selection) {
+	p.Head().FindMatcher(selMeta).Each(func(_ int, s *goquery.Selection) {
 		name := strings.TrimSpace(s.AttrOr("name", ""))
 		if strings.EqualFold(name, "robots") || agent != "" && strings.EqualFold(name, agent) {
 			out = append(out, s.AttrOr("content", ""))
