@@ -193,8 +193,9 @@ type serverLimits struct {
 // daemonLimits are generous for a scraper or an operator's curl (a
 // /metrics or /hosts answer of a large crawl is written well within
 // Write) and short enough that idle keep-alive connections cannot pile
-// up; a client past MaxConns waits in the kernel's accept queue, which
-// costs the process no file descriptor, until one closes.
+// up; past MaxConns a new connection closes the oldest one that is not
+// serving a request (connGuard), so idle clients hold no more file
+// descriptors than that and a request is served at once.
 var daemonLimits = serverLimits{
 	ReadHeader: 10 * time.Second,
 	Read:       30 * time.Second,
@@ -213,9 +214,9 @@ func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Log
 		ReadTimeout:       lim.Read,
 		WriteTimeout:      lim.Write,
 		IdleTimeout:       lim.Idle,
+		ConnState:         newConnGuard(lim.MaxConns).state,
 		ErrorLog:          slog.NewLogLogger(log.With("server", "daemon.listen").Handler(), slog.LevelWarn),
 	}
-	ln = limitListener(ln, lim.MaxConns)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

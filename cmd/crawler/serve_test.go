@@ -62,8 +62,10 @@ func waitClosed(t *testing.T, c net.Conn) {
 }
 
 // More idle connections than the cap neither hold more than the cap open
-// nor keep /healthz from answering: each idle one is closed after the
-// header or idle timeout, here made short.
+// (a new one past it closes the oldest silent one, so the count reaches
+// the cap plus the one just accepted) nor keep /healthz from answering:
+// each idle one is closed after the header or idle timeout, here made
+// short, or when a newer one needs its place.
 func TestServeBoundsIdleConnections(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -115,8 +117,48 @@ func TestServeBoundsIdleConnections(t *testing.T) {
 	cl.mu.Lock()
 	most := cl.most
 	cl.mu.Unlock()
-	if most > lim.MaxConns {
+	if most > lim.MaxConns+1 {
 		t.Errorf("%d connections open at once, cap %d", most, lim.MaxConns)
+	}
+}
+
+// With the daemon's own, long timeouts, thousands of silent connections do
+// not queue a request behind them: each new one past the cap closes the
+// oldest silent one, and /healthz answers at once.
+func TestServeHealthzAmongManyIdle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &countingListener{Listener: ln}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	stop := serveOn(context.Background(), cl, mux, slog.New(slog.DiscardHandler), daemonLimits)
+	defer stop()
+	addr := ln.Addr().String()
+	var idle []net.Conn
+	for range 1000 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	// A client's own bound, far below the daemon's 10s header timeout: a
+	// request queued behind the silent ones would not be answered in it.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+	resp, err := client.Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz with %d idle connections: %v, %v", len(idle), resp, err)
+	}
+	resp.Body.Close()
+	waitClosed(t, idle[0]) // the oldest made room for the newer ones
+	cl.mu.Lock()
+	most := cl.most
+	cl.mu.Unlock()
+	if most > daemonLimits.MaxConns+1 {
+		t.Errorf("%d connections open at once, cap %d", most, daemonLimits.MaxConns)
 	}
 }
 
