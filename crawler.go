@@ -72,12 +72,8 @@ type Crawler struct {
 	// not after it.
 	cpu    chan struct{}
 	wakeCh chan struct{}
-	halt   halt // a write that failed ends the crawl
-	// relinkWait is how often a daemon looks at its mirror after a change:
-	// it is relinked then if the crawl is idle, else once a daemon.recrawl
-	// has passed since the last relink (see relinkEvery).
-	relinkWait time.Duration
-	reloaded   chan struct{} // Reload's word to relinkEvery
+	halt   halt      // a write that failed ends the crawl
+	relink *relinker // the mirror's links, after each pass
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -95,9 +91,6 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		obs:    newObserver(),
 		wakeCh: make(chan struct{}, 1),
 		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
-
-		relinkWait: time.Minute,
-		reloaded:   make(chan struct{}, 1),
 	}
 	st, err := storage.Open(cfg.StateDir, storage.StateOptions{PageSize: frontier.PageSize})
 	if err != nil {
@@ -137,6 +130,11 @@ func (c *Crawler) open() (err error) {
 	c.obs.gauges = c.gauges
 	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
 		return err
+	}
+	c.relink = &relinker{
+		cfg: c.cfg, conf: c.conf, now: c.now, log: c.log, out: c.out, pages: c.pages,
+		visiting: &c.visiting, mirroring: c.mirroring, idle: c.crawlIdle,
+		relinkWait: time.Minute, reloaded: make(chan struct{}, 1),
 	}
 	if err := c.hosts.restore(start, c.pages, c.cfg.Scope.MaxPages > 0); err != nil {
 		return err
@@ -241,7 +239,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 		})
 	}
 	stopProgress := c.startProgress(ctx)
-	stopRelink := c.relinkEvery(ctx)
+	stopRelink := c.relink.relinkEvery(ctx)
 	err := c.dispatch(ctx, work)
 	close(work)
 	wg.Wait()
@@ -251,7 +249,7 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	if ctx.Err() == nil && err == nil && !c.cfg.Daemon.Enabled {
 		err = c.recordUnfetched()
 		// The pass is over: the mirror's links can point at its files.
-		report, rerr := c.relinkMirror()
+		report, rerr := c.relink.relinkMirror()
 		err, broken = errors.Join(err, rerr), len(report.Broken)+report.Unlisted
 	}
 	if ferr := c.out.flush(); ferr != nil {

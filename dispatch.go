@@ -211,3 +211,17 @@ func (c *Crawler) recordParked() error {
 	}
 	return c.halt.err()
 }
+
+// crawlIdle reports whether the crawl is idle, for relinking: no request
+// is in flight, and every host with URLs queued is given up on for now
+// (see hosts.idle). Relinking while URLs of a host that is fetched this
+// pass wait would write links to them as absolute URLs for good (a
+// relinked file is not relinked again). Near the end of its rest, a
+// resting host holds relinking back too; the relink that a daemon.recrawl
+// forces bounds that.
+func (c *Crawler) crawlIdle(now time.Time) bool {
+	if c.working.Load() != 0 {
+		return false
+	}
+	return c.front.Stats().Queued == 0 || c.hosts.idle(now)
+}

@@ -126,11 +126,11 @@ func TestRelinkRewritesASharedFileOnceAcrossPasses(t *testing.T) {
 	}
 
 	c.visiting.hold(pages[1].Key) // being visited: left for the next pass
-	if _, err := c.relinkMirror(); err != nil {
+	if _, err := c.relink.relinkMirror(); err != nil {
 		t.Fatal(err)
 	}
 	c.visiting.drop(pages[1].Key)
-	if _, err := c.relinkMirror(); err != nil {
+	if _, err := c.relink.relinkMirror(); err != nil {
 		t.Fatal(err)
 	}
 	if got := mirrorFile(t, c, pages[0]); !strings.Contains(got, `href="../css/site.css"`) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,9 +17,29 @@ import (
 	"github.com/politecrawl/crawler/storage/mirror"
 )
 
+// relinker keeps a mirror with mirror_links: relative browsable: at the
+// end of an ad hoc crawl, and after a daemon's passes, it rewrites the
+// links of the pages saved since to the mirror's files.
+type relinker struct {
+	cfg       Config // as the crawl was made: daemon.enabled
+	conf      func() *liveConfig
+	now       func() time.Time
+	log       *slog.Logger
+	out       *outputs
+	pages     *storage.Pages
+	visiting  *visiting
+	mirroring func() bool
+	idle      func(time.Time) bool // the crawl is idle: see Crawler.crawlIdle
+	// relinkWait is how often a daemon looks at its mirror after a change:
+	// it is relinked then if the crawl is idle, else once a daemon.recrawl
+	// has passed since the last relink (see relinkEvery).
+	relinkWait time.Duration
+	reloaded   chan struct{} // Reload's word to relinkEvery
+}
+
 // relinkEvery relinks the mirror of a daemon after its passes, until the
 // returned stop is called: when the crawl is idle (see crawlIdle), looked
-// at every c.relinkWait (a minute) at most, so that a daemon with a long
+// at every r.relinkWait (a minute) at most, so that a daemon with a long
 // recrawl does not leave its first pass unlinked for a day; and at least
 // once per daemon.recrawl, the length of a pass, while it never is. The
 // period follows daemon.recrawl across reloads. Relinking while new URLs
@@ -26,43 +47,43 @@ import (
 // file is not relinked again). A mirror that did not change since the last
 // relink is not checked again, unless that relink left pages a worker was
 // visiting.
-func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
-	if !c.cfg.Daemon.Enabled {
+func (r *relinker) relinkEvery(ctx context.Context) (stop func()) {
+	if !r.cfg.Daemon.Enabled {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		period := c.relinkPeriod()
+		period := r.relinkPeriod()
 		t := time.NewTicker(period)
 		defer t.Stop()
 		var last int64
 		left := 0 // pages the last relink left for the next
-		lastAt := c.now()
+		lastAt := r.now()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-c.reloaded:
-				if p := c.relinkPeriod(); p != period {
+			case <-r.reloaded:
+				if p := r.relinkPeriod(); p != period {
 					period = p
 					t.Reset(p)
 				}
 				continue
 			case <-t.C:
 			}
-			n := c.out.mirrored.Load()
+			n := r.out.mirrored.Load()
 			if n == last && left == 0 {
 				continue
 			}
-			now := c.now()
-			if !c.crawlIdle(now) && now.Sub(lastAt) < c.conf().Daemon.Recrawl {
+			now := r.now()
+			if !r.idle(now) && now.Sub(lastAt) < r.conf().Daemon.Recrawl {
 				continue
 			}
 			last, lastAt = n, now
 			var err error
-			if _, left, err = c.relinkMirrorLeft(); err != nil {
-				c.log.Error("relink mirror", "err", err)
+			if _, left, err = r.relinkMirrorLeft(); err != nil {
+				r.log.Error("relink mirror", "err", err)
 			}
 		}
 	})
@@ -72,29 +93,15 @@ func (c *Crawler) relinkEvery(ctx context.Context) (stop func()) {
 // relinkPeriod is how often relinkEvery looks at the mirror, under the
 // config in force: every c.relinkWait, or daemon.recrawl when shorter. It
 // is never ≤ 0, which a ticker refuses.
-func (c *Crawler) relinkPeriod() time.Duration {
-	p := c.relinkWait
-	if r := c.conf().Daemon.Recrawl; r > 0 && r < p {
+func (r *relinker) relinkPeriod() time.Duration {
+	p := r.relinkWait
+	if r := r.conf().Daemon.Recrawl; r > 0 && r < p {
 		p = r
 	}
 	if p <= 0 {
 		p = time.Minute
 	}
 	return p
-}
-
-// crawlIdle reports whether the crawl is idle, for relinking: no request
-// is in flight, and every host with URLs queued is given up on for now
-// (see hosts.idle). Relinking while URLs of a host that is fetched this
-// pass wait would write links to them as absolute URLs for good (a
-// relinked file is not relinked again). Near the end of its rest, a
-// resting host holds relinking back too; the relink that a daemon.recrawl
-// forces bounds that.
-func (c *Crawler) crawlIdle(now time.Time) bool {
-	if c.working.Load() != 0 {
-		return false
-	}
-	return c.front.Stats().Queued == 0 || c.hosts.idle(now)
 }
 
 // relinkBatch is how many pages one read of the page records gathers.
@@ -107,43 +114,43 @@ const relinkBatch = 1000
 // checked to resolve to a saved file. Links to pages since removed from the
 // mirror (gone: 404 or 410) are made absolute again; the broken links left
 // are counted and listed in the log.
-func (c *Crawler) relinkMirror() (mirror.Report, error) {
-	report, _, err := c.relinkMirrorLeft()
+func (r *relinker) relinkMirror() (mirror.Report, error) {
+	report, _, err := r.relinkMirrorLeft()
 	return report, err
 }
 
 // relinkMirrorLeft is relinkMirror that also says how many pages it left
 // for the next pass because a worker was visiting them.
-func (c *Crawler) relinkMirrorLeft() (report mirror.Report, left int, err error) {
-	if !c.mirroring() || c.conf().Output.MirrorLinks != MirrorLinksRelative {
+func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error) {
+	if !r.mirroring() || r.conf().Output.MirrorLinks != MirrorLinksRelative {
 		return mirror.Report{}, 0, nil
 	}
-	rewritten, left, err := c.relinkPages()
+	rewritten, left, err := r.relinkPages()
 	if err != nil {
 		return mirror.Report{}, left, err
 	}
-	report, err = mirror.Check(c.out.mirror.Root())
+	report, err = mirror.Check(r.out.mirror.Root())
 	if err != nil {
 		return report, left, fmt.Errorf("check mirror: %w", err)
 	}
-	n, busy, err := c.unlinkGone(report.Broken)
+	n, busy, err := r.unlinkGone(report.Broken)
 	left += busy
 	if err != nil {
 		return report, left, err
 	}
 	if n > 0 {
-		if report, err = mirror.Check(c.out.mirror.Root()); err != nil {
+		if report, err = mirror.Check(r.out.mirror.Root()); err != nil {
 			return report, left, fmt.Errorf("check mirror: %w", err)
 		}
 	}
-	c.log.Info("mirror links rewritten", "pages", rewritten, "files", report.Files,
+	r.log.Info("mirror links rewritten", "pages", rewritten, "files", report.Files,
 		"links", report.Links, "broken", len(report.Broken)+report.Unlisted)
 	for i, b := range report.Broken {
 		if i == 20 {
-			c.log.Warn("more broken mirror links", "count", len(report.Broken)-i+report.Unlisted)
+			r.log.Warn("more broken mirror links", "count", len(report.Broken)-i+report.Unlisted)
 			break
 		}
-		c.log.Warn("broken mirror link", "file", b.File, "ref", b.Ref)
+		r.log.Warn("broken mirror link", "file", b.File, "ref", b.Ref)
 	}
 	return report, left, nil
 }
@@ -157,11 +164,11 @@ func (c *Crawler) relinkMirrorLeft() (report mirror.Report, left int, err error)
 // marked relinked. A second rewrite would read the mirror's relative links
 // as the site's, and make absolute those whose mirror name differs from
 // their URL (site.css for /css/site, a query's '@').
-func (c *Crawler) relinkPages() (done, busy int, err error) {
+func (r *relinker) relinkPages() (done, busy int, err error) {
 	rewritten := map[string]bool{} // mirror paths rewritten in this pass
 	for {
 		var batch []storage.Page
-		err = c.pages.ForEach(func(p storage.Page) error {
+		err = r.pages.ForEach(func(p storage.Page) error {
 			if p.MirrorPath != "" && !p.Relinked && (isHTML(p.ContentType, nil) || isCSS(p.ContentType)) {
 				batch = append(batch, p)
 			}
@@ -175,7 +182,7 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 		}
 		left := 0
 		for _, p := range batch {
-			ok, err := c.relinkIdle(p.Key, rewritten)
+			ok, err := r.relinkIdle(p.Key, rewritten)
 			if err != nil {
 				return done, busy + left, err
 			}
@@ -198,12 +205,12 @@ func (c *Crawler) relinkPages() (done, busy int, err error) {
 // before would undo. Such a page is left for the next pass, and false
 // returned. The record is read again once the URL is held. A file in
 // rewritten is not rewritten again; a file rewritten is added.
-func (c *Crawler) relinkIdle(key string, rewritten map[string]bool) (bool, error) {
-	if !c.visiting.hold(key) {
+func (r *relinker) relinkIdle(key string, rewritten map[string]bool) (bool, error) {
+	if !r.visiting.hold(key) {
 		return false, nil
 	}
-	defer c.visiting.drop(key)
-	p, ok, err := c.pages.Get(key)
+	defer r.visiting.drop(key)
+	p, ok, err := r.pages.Get(key)
 	if err != nil {
 		return false, fmt.Errorf("read page record: %w", err)
 	}
@@ -211,13 +218,13 @@ func (c *Crawler) relinkIdle(key string, rewritten map[string]bool) (bool, error
 		return true, nil // changed since the batch was read: nothing to do now
 	}
 	if !rewritten[p.MirrorPath] {
-		if err := c.relinkPage(p); err != nil {
-			c.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+		if err := r.relinkPage(p); err != nil {
+			r.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
 		}
 		rewritten[p.MirrorPath] = true
 	}
 	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
-	if err := c.pages.Put(p); err != nil {
+	if err := r.pages.Put(p); err != nil {
 		return false, fmt.Errorf("save page record: %w", err)
 	}
 	return true, nil
@@ -230,9 +237,9 @@ var errBatchFull = errors.New("batch full")
 // body p describes (its Hash): a file that does not was rewritten already,
 // for another URL saved at the same path (/py/ and /py/index.html) in an
 // earlier pass, or holds that URL's body, which its own record relinks.
-func (c *Crawler) relinkPage(p storage.Page) error {
+func (r *relinker) relinkPage(p storage.Page) error {
 	u := mustParse(p.URL)
-	m := c.out.mirror
+	m := r.out.mirror
 	self, err := m.Locate(u, p.ContentType)
 	if err != nil {
 		return err
@@ -245,9 +252,9 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 		return nil
 	}
 	if isCSS(p.ContentType) {
-		body, _ = mirror.RewriteCSS(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteCSS(body, u, self, r.mirrored)
 	} else {
-		body, _ = mirror.RewriteHTML(body, u, self, c.mirrored)
+		body, _ = mirror.RewriteHTML(body, u, self, r.mirrored)
 	}
 	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
 	return err
@@ -257,14 +264,14 @@ func (c *Crawler) relinkPage(p storage.Page) error {
 // redirected is kept where the end of its chain is, as wget -k links it:
 // its page record holds the 3xx and the next hop (FinalURL), which is
 // followed up to fetch.max_redirects hops.
-func (c *Crawler) mirrored(target *url.URL) (string, bool) {
+func (r *relinker) mirrored(target *url.URL) (string, bool) {
 	raw := target.String()
-	for range c.conf().Fetch.MaxRedirects + 1 {
+	for range r.conf().Fetch.MaxRedirects + 1 {
 		canon, err := frontier.Canonicalize(raw, 0)
 		if err != nil {
 			return "", false
 		}
-		p, ok, err := c.pages.Get(canon.Key)
+		p, ok, err := r.pages.Get(canon.Key)
 		if err != nil || !ok {
 			return "", false
 		}
@@ -275,7 +282,7 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 		if p.MirrorPath == "" {
 			return "", false
 		}
-		path, err := c.out.mirror.Locate(mustParse(p.URL), p.ContentType)
+		path, err := r.out.mirror.Locate(mustParse(p.URL), p.ContentType)
 		return path, err == nil
 	}
 	return "", false
@@ -288,7 +295,7 @@ func (c *Crawler) mirrored(target *url.URL) (string, bool) {
 // mirror.UnlinkGone): a page saved since where a gone one was keeps its
 // links. A file whose page a worker is visiting is left for the next pass.
 // It returns how many files changed and how many were left.
-func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err error) {
+func (r *relinker) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err error) {
 	if len(broken) == 0 {
 		return 0, 0, nil
 	}
@@ -298,7 +305,7 @@ func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err
 	for _, b := range broken {
 		need[b.File] = true
 	}
-	err = c.pages.ForEach(func(p storage.Page) error {
+	err = r.pages.ForEach(func(p storage.Page) error {
 		switch {
 		case need[p.MirrorPath] && p.Relinked:
 			owner[p.MirrorPath] = p // its relative links are mirror paths
@@ -314,16 +321,16 @@ func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err
 	if len(gone) == 0 {
 		return 0, 0, nil
 	}
-	root, err := os.OpenRoot(c.out.mirror.Root())
+	root, err := os.OpenRoot(r.out.mirror.Root())
 	if err != nil {
 		return 0, 0, fmt.Errorf("unlink gone pages: %w", err)
 	}
 	defer root.Close()
 	lookup := func(p string) (string, bool) { u, ok := gone[p]; return u, ok }
 	for file, p := range owner {
-		ok, busy, err := c.unlinkIdle(root, file, p.Key, lookup)
+		ok, busy, err := r.unlinkIdle(root, file, p.Key, lookup)
 		if err != nil {
-			c.log.Warn("unlink gone pages", "file", file, "err", err)
+			r.log.Warn("unlink gone pages", "file", file, "err", err)
 		}
 		if ok {
 			changed++
@@ -339,16 +346,16 @@ func (c *Crawler) unlinkGone(broken []mirror.BrokenLink) (changed, left int, err
 // UnlinkGone, unless a worker is visiting that page (it is left for the
 // next pass, as relinkIdle does, and busy is true). The record is read
 // again once the URL is held. It reports whether the file changed.
-func (c *Crawler) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (changed, busy bool, err error) {
-	if !c.visiting.hold(key) {
+func (r *relinker) unlinkIdle(root *os.Root, file, key string, gone func(string) (string, bool)) (changed, busy bool, err error) {
+	if !r.visiting.hold(key) {
 		return false, true, nil
 	}
-	defer c.visiting.drop(key)
-	p, ok, err := c.pages.Get(key)
+	defer r.visiting.drop(key)
+	p, ok, err := r.pages.Get(key)
 	if err != nil || !ok || !p.Relinked || p.MirrorPath != file {
 		return false, false, err
 	}
-	m := c.out.mirror
+	m := r.out.mirror
 	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(file)))
 	if err != nil {
 		return false, false, err

@@ -64,7 +64,7 @@ func newRelinkDaemon(t *testing.T, wait time.Duration, edit func(*Config), seeds
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.relinkWait = wait
+	c.relink.relinkWait = wait
 	return c, cfg
 }
 
@@ -82,7 +82,7 @@ func relinkedIndex(t *testing.T, index string) (*Crawler, map[string]storage.Pag
 	} {
 		pages[raw] = save(raw, body)
 	}
-	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+	if rep, err := c.relink.relinkMirror(); err != nil || len(rep.Broken) != 0 {
 		t.Fatalf("first pass: %+v, %v", rep, err)
 	}
 	return c, pages
@@ -137,7 +137,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 	}
 	c.visiting.hold(aKey) // a worker is visiting /a
 	mirrored := c.out.mirrored.Load()
-	if _, left, err := c.relinkPages(); err != nil || left != 1 {
+	if _, left, err := c.relink.relinkPages(); err != nil || left != 1 {
 		t.Fatalf("relinkPages left %d pages (%v), want 1", left, err)
 	}
 	if got, done := relinked(); got != body || done {
@@ -147,7 +147,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		t.Errorf("mirrored went from %d to %d, though no page was saved or removed", mirrored, n)
 	}
 	c.visiting.drop(aKey)
-	if _, _, err := c.relinkPages(); err != nil {
+	if _, _, err := c.relink.relinkPages(); err != nil {
 		t.Fatal(err)
 	}
 	if got, done := relinked(); !done || !strings.Contains(got, `href="b.html"`) {
@@ -162,7 +162,7 @@ func TestRelinkUnlinksGonePages(t *testing.T) {
 	c, pages := relinkedIndex(t, `<a href="/b#x">b</a> <a href="/c">c</a>`)
 	// /b answers 404 on a revisit: handle removes its file, keeps its type.
 	markGone(t, c, pages["http://example.test/b"])
-	rep, err := c.relinkMirror()
+	rep, err := c.relink.relinkMirror()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
 	if _, err := c.out.mirror.Write(mustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := c.relinkMirror(); err != nil || len(rep.Broken) != 0 {
+	if rep, err := c.relink.relinkMirror(); err != nil || len(rep.Broken) != 0 {
 		t.Fatalf("second pass: %+v, %v", rep, err)
 	}
 	root := pages["http://example.test/"]

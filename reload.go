@@ -64,7 +64,7 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 	c.hosts.reconfigure(cfg, c.now())
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
 	select {
-	case c.reloaded <- struct{}{}:
+	case c.relink.reloaded <- struct{}{}:
 	default:
 	}
 	seeds := c.seedItems()

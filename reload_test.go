@@ -49,8 +49,8 @@ func TestRelinkPeriodPositive(t *testing.T) {
 		live := *c.conf()
 		live.Daemon.Recrawl = r
 		c.live.Store(&live)
-		if p := c.relinkPeriod(); p <= 0 || p > c.relinkWait {
-			t.Errorf("recrawl %s: relink period %s, want in (0, %s]", r, p, c.relinkWait)
+		if p := c.relink.relinkPeriod(); p <= 0 || p > c.relink.relinkWait {
+			t.Errorf("recrawl %s: relink period %s, want in (0, %s]", r, p, c.relink.relinkWait)
 		}
 	}
 }
