@@ -161,6 +161,24 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	return isStyle
 }
 
+// endsRawText reports whether a raw tag holds the end tag of an element
+// whose content is raw text to some readers (</noscript, </noframes, in
+// any case), inside an attribute value.
+func endsRawText(raw []byte) bool {
+	for i := bytes.Index(raw, []byte("</")); i >= 0; {
+		rest := raw[i+2:]
+		if len(rest) >= 8 && (equalFold(rest[:8], "noscript") || equalFold(rest[:8], "noframes")) {
+			return true
+		}
+		j := bytes.Index(rest, []byte("</"))
+		if j < 0 {
+			return false
+		}
+		i += 2 + j
+	}
+	return false
+}
+
 // containsStyle reports whether a raw tag may have a style attribute: it
 // holds "style" in any case.
 func containsStyle(raw []byte) bool {
@@ -192,6 +210,13 @@ func (w *walker) styleText(raw []byte) {
 // render writes the tag again with w.vals applied.
 func (w *walker) render(name []byte, selfClosing bool) {
 	if w.out == nil {
+		return
+	}
+	if endsRawText(w.raw) {
+		// Read as raw text, as a browser with scripts reads a
+		// <noscript>, this tag holds the element's end: written again,
+		// the document would change shape. It is kept as it was.
+		w.out.Write(w.raw)
 		return
 	}
 	for _, a := range w.attrs {
