@@ -220,9 +220,9 @@ func (c *Crawler) Close() error {
 // back to the queue, and the state is flushed. A write that fails (an
 // output, the state) stops it the same way, and Run returns that error.
 // Run returns only after its goroutines have stopped.
-func (c *Crawler) Run(ctx context.Context) (Summary, error) {
+func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	started := c.now()
-	ctx = c.halt.watch(ctx)
+	ctx := c.halt.watch(parent)
 	if err := c.seed(); err != nil {
 		return Summary{}, err
 	}
@@ -258,6 +258,18 @@ func (c *Crawler) Run(ctx context.Context) (Summary, error) {
 	err = errors.Join(err, c.halt.err())
 	sum := c.summary(started)
 	sum.BrokenLinks = broken
+	switch {
+	case c.halt.err() != nil:
+		sum.Stopped = "error"
+	case errors.Is(parent.Err(), context.DeadlineExceeded):
+		sum.Stopped = "time"
+	case parent.Err() != nil:
+		sum.Stopped = "signal"
+	case c.budget.reached():
+		sum.Stopped = "max_pages"
+	default:
+		sum.Stopped = "drained"
+	}
 	return sum, err
 }
 

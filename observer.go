@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -30,6 +31,8 @@ type observer struct {
 	waited       time.Duration
 	stateErrors  int64
 	outputErrors map[string]int64 // failed writes, by output
+	brokenN      int64            // URLs whose answer was ≥ 400, or none came
+	broken       []BrokenURL      // the first maxBroken of them
 
 	duration prometheus.Histogram
 	reg      *prometheus.Registry
@@ -106,6 +109,21 @@ func (o *observer) sitemapWarning(rule string) {
 }
 func (o *observer) outputError(output string) { o.add(o.outputErrors, output) }
 
+// maxBroken is how many broken URLs the summary names; the inventory has
+// them all.
+const maxBroken = 10
+
+// brokenURL counts a URL whose answer was an error status or that got no
+// answer, and keeps the first maxBroken for the summary.
+func (o *observer) brokenURL(b BrokenURL) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.brokenN++
+	if len(o.broken) < maxBroken {
+		o.broken = append(o.broken, b)
+	}
+}
+
 // wait counts time a host with work was held back by politeness.
 func (o *observer) wait(d time.Duration) {
 	if d <= 0 {
@@ -147,6 +165,7 @@ func (o *observer) fill(s *Summary) {
 	s.Pages, s.Requests, s.Rejected = maps.Clone(o.pages), maps.Clone(o.requests), maps.Clone(o.rejected)
 	s.StateErrors, s.OutputErrors = o.stateErrors, maps.Clone(o.outputErrors)
 	s.PoliteWait = o.waited
+	s.BrokenURLs, s.Broken = o.brokenN, slices.Clone(o.broken)
 }
 
 // The series of /metrics (see README, "Metrics").
@@ -250,6 +269,23 @@ type Summary struct {
 	StateErrors  int64            `json:"state_errors,omitempty"`
 	OutputErrors map[string]int64 `json:"output_errors,omitempty"`
 	BrokenLinks  int              `json:"broken_mirror_links,omitempty"` // after relinking the mirror
+	// BrokenURLs counts the URLs whose answer was 4xx or 5xx, or that got
+	// no answer; Broken names the first few, each with a page linking
+	// to it.
+	BrokenURLs int64       `json:"broken_urls"`
+	Broken     []BrokenURL `json:"broken,omitempty"`
+	// Stopped says why the run ended: "drained" (nothing left to do),
+	// "max_pages", "signal" (ctx cancelled), "time" (ctx's deadline) or
+	// "error" (a failed write; Run returns it).
+	Stopped string `json:"stopped"`
+}
+
+// BrokenURL is a URL that answered 4xx or 5xx, or did not answer.
+type BrokenURL struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Referrer string `json:"referrer,omitempty"` // a page linking to it (or the redirect to it)
 }
 
 // ParkedHost is a host the crawl gave up on, and why.

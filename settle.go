@@ -21,12 +21,13 @@ const (
 
 // outcome is what became of a visit, for settle.
 type outcome struct {
-	kind  outcomeKind
-	at    time.Time       // retry, release: when the URL is due again; zero for at once
-	rec   storage.Record  // done: its inventory record (settle fills in the lease's fields)
-	page  *storage.Page   // done: its page record, if it has a new one
-	links []frontier.Item // done: the URLs it leads to
-	err   error           // failed: the write that failed
+	kind     outcomeKind
+	at       time.Time       // retry, release: when the URL is due again; zero for at once
+	rec      storage.Record  // done: its inventory record (settle fills in the lease's fields)
+	page     *storage.Page   // done: its page record, if it has a new one
+	links    []frontier.Item // done: the URLs it leads to
+	err      error           // failed: the write that failed
+	noAnswer bool            // done: the request got no answer (a network error, a timeout)
 }
 
 func done(rec storage.Record) outcome { return outcome{kind: outcomeDone, rec: rec} }
@@ -97,6 +98,9 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		return fmt.Errorf("complete %s: %w", l.Request, errors.Join(err, c.front.Release(l, time.Time{})))
 	}
 	c.obs.urlDone()
+	if rec.Status >= 400 || o.noAnswer {
+		c.obs.brokenURL(BrokenURL{URL: rec.URL, Status: rec.Status, Error: rec.Error, Referrer: rec.Referrer})
+	}
 	return nil
 }
 

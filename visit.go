@@ -69,7 +69,9 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 		return retry(out.RetryAt)
 	}
 	if err != nil {
-		return done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
+		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
+		o.noAnswer = true
+		return o
 	}
 	return c.answer(l, resp, prev, known)
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -121,11 +122,33 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 	stopReload()
 	stopServer()
 	closeErr := c.Close()
-	printSummary(s.err, sum)
+	if cfg.Log.Format == "json" {
+		log.Info("summary", "summary", sum) // one record, as the rest of the log
+	} else {
+		printSummary(s.err, sum)
+	}
 	if ctx.Err() != nil && runErr == nil {
 		log.Info("stopped by signal; run the same command again to resume")
 	}
-	return errors.Join(runErr, closeErr)
+	err = errors.Join(runErr, closeErr)
+	if err == nil && nothingAnswered(sum) {
+		// As curl and wget: a run that reached nothing failed.
+		err = errors.New("no page could be fetched: no request got an answer (see the inventory's errors)")
+	}
+	return err
+}
+
+// nothingAnswered reports whether a run made requests and not one of them
+// got an answer (every seed's host down, say). A resumed run with nothing
+// left to do makes none, and is no failure.
+func nothingAnswered(s crawler.Summary) bool {
+	answered := int64(0)
+	for class, n := range s.Requests {
+		if class != "error" {
+			answered += n
+		}
+	}
+	return answered == 0 && s.Requests["error"] > 0
 }
 
 // onHangup reloads the config on each SIGHUP until the returned stop is
@@ -267,8 +290,8 @@ func routeStdLog(log *slog.Logger) (restore func()) {
 
 // printSummary writes what a run did, in a few lines.
 func printSummary(w io.Writer, s crawler.Summary) {
-	fmt.Fprintf(w, "crawled %d URLs in %s: %d pages fetched (%s), %d left queued\n",
-		s.Done, s.Elapsed.Round(time.Millisecond), s.Fetched(), formatBytes(s.Bytes), s.Queued)
+	fmt.Fprintf(w, "crawled %d URLs in %s (%s): %d pages fetched (%s), %d left queued\n",
+		s.Done, s.Elapsed.Round(time.Millisecond), stopWords[s.Stopped], s.Fetched(), humanBytes(s.Bytes), s.Queued)
 	fmt.Fprintf(w, "  pages by status: %s\n", formatCounts(s.Pages))
 	fmt.Fprintf(w, "  requests by status (robots.txt and redirects included): %s\n", formatCounts(s.Requests))
 	fmt.Fprintf(w, "  refused by robots.txt: %d\n", s.Disallowed)
@@ -287,6 +310,47 @@ func printSummary(w io.Writer, s crawler.Summary) {
 	if s.StateErrors > 0 {
 		fmt.Fprintf(w, "  state errors: %d (see the log)\n", s.StateErrors)
 	}
+	if s.BrokenURLs > 0 {
+		fmt.Fprintf(w, "  broken URLs (4xx, 5xx or no answer): %d", s.BrokenURLs)
+		if s.BrokenURLs > int64(len(s.Broken)) {
+			fmt.Fprintf(w, ", the first %d:", len(s.Broken))
+		}
+		fmt.Fprintln(w)
+		for _, b := range s.Broken {
+			why := strconv.Itoa(b.Status)
+			if b.Status == 0 {
+				why = b.Error
+			}
+			fmt.Fprintf(w, "    %s (%s)", b.URL, why)
+			if b.Referrer != "" {
+				fmt.Fprintf(w, " linked from %s", b.Referrer)
+			}
+			fmt.Fprintln(w)
+		}
+		if s.BrokenURLs > int64(len(s.Broken)) {
+			fmt.Fprintln(w, "    (every one is in the inventory, with its error)")
+		}
+	}
+}
+
+// stopWords say why a run ended, for the summary.
+var stopWords = map[string]string{
+	"drained": "nothing left to fetch", "max_pages": "max_pages reached",
+	"signal": "stopped by a signal", "time": "out of time", "error": "stopped by an error",
+}
+
+// humanBytes writes a byte count as people read it: 878430 is 857.8 KiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 4 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
 }
 
 func formatCounts(m map[string]int64) string {
@@ -303,8 +367,4 @@ func formatCounts(m map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func formatBytes(n int64) string {
-	return crawler.ByteSize(n).String()
 }

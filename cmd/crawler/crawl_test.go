@@ -62,6 +62,51 @@ func TestDiscoverWritesJSONLines(t *testing.T) {
 	if !strings.Contains(stderr, "crawled 4 URLs") {
 		t.Errorf("no summary on stderr:\n%s", stderr)
 	}
+	// The end names why it stopped and the broken URL with a page
+	// linking to it.
+	for _, want := range []string{"(nothing left to fetch)", "broken URLs (4xx, 5xx or no answer): 1", srv.URL + "/gone (404) linked from " + srv.URL + "/"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// A run in which no request got an answer (the seed's host is down) fails
+// with exit 1, as curl and wget do, and says so; under --log-format json
+// its summary is one JSON record like the rest of the log.
+func TestDiscoverNothingAnswered(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	dead := srv.URL
+	srv.Close()
+	_, stderr, code := runCmd(t, "", "discover", "--delay", "0", "--log-format", "json", dead+"/")
+	if code != 1 || !strings.Contains(stderr, "no page could be fetched") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	found := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			if !strings.HasPrefix(line, "crawler: ") { // the error, as every command prints it
+				t.Errorf("not a JSON line under --log-format json: %q", line)
+			}
+			continue
+		}
+		if rec["msg"] == "summary" {
+			sum, _ := rec["summary"].(map[string]any)
+			found = sum["stopped"] == "drained"
+		}
+	}
+	if !found {
+		t.Errorf("no summary record with stopped=drained:\n%s", stderr)
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 878430: "857.8 KiB", 54998390: "52.5 MiB", 5 << 30: "5.0 GiB"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 // jsonLines decodes stdout, one JSON object a line, failing the test at a
