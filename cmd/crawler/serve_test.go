@@ -61,12 +61,10 @@ func waitClosed(t *testing.T, c net.Conn) {
 	}
 }
 
-// More idle connections than the cap neither hold more than the cap open
-// (a new one past it closes the oldest silent one, so the count reaches
-// the cap plus the one just accepted) nor keep /healthz from answering:
-// each idle one is closed after the header or idle timeout, here made
-// short, or when a newer one needs its place.
-func TestServeBoundsIdleConnections(t *testing.T) {
+// healthzServer serves /healthz within lim on a loopback port, counting
+// the connections open at once; it returns the address and that count.
+func healthzServer(t *testing.T, lim serverLimits) (addr string, most func() int) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -75,10 +73,44 @@ func TestServeBoundsIdleConnections(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	var logs lockedBuffer
+	t.Cleanup(serveOn(context.Background(), cl, mux, slog.New(slog.NewJSONHandler(&logs, nil)), lim))
+	return ln.Addr().String(), func() int { cl.mu.Lock(); defer cl.mu.Unlock(); return cl.most }
+}
+
+// silent opens n connections to addr that never say a word.
+func silent(t *testing.T, addr string, n int) []net.Conn {
+	t.Helper()
+	var conns []net.Conn
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// getHealthz asks /healthz on a connection of its own, within timeout.
+func getHealthz(t *testing.T, addr string, timeout time.Duration, idle int) {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: timeout}
+	resp, err := client.Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/healthz with %d idle connections: %v, %v", idle, resp, err)
+	}
+	resp.Body.Close()
+}
+
+// More idle connections than the cap neither hold more than the cap open
+// (a new one past it closes the oldest silent one, so the count reaches
+// the cap plus the one just accepted) nor keep /healthz from answering:
+// each idle one is closed after the header or idle timeout, here made
+// short, or when a newer one needs its place.
+func TestServeBoundsIdleConnections(t *testing.T) {
 	lim := serverLimits{ReadHeader: 100 * time.Millisecond, Read: time.Second, Write: time.Second, Idle: 100 * time.Millisecond, MaxConns: 4}
-	stop := serveOn(context.Background(), cl, mux, slog.New(slog.NewJSONHandler(&logs, nil)), lim)
-	defer stop()
-	addr := ln.Addr().String()
+	addr, most := healthzServer(t, lim)
 
 	// One keep-alive connection that asks once and then idles.
 	ka, err := net.Dial("tcp", addr)
@@ -93,72 +125,29 @@ func TestServeBoundsIdleConnections(t *testing.T) {
 	}
 	io.Copy(io.Discard, resp.Body)
 
-	// Three times the cap of connections that never say a word.
-	var idle []net.Conn
-	for range 3 * lim.MaxConns {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		idle = append(idle, c)
-	}
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
-	resp, err = client.Get("http://" + addr + "/healthz")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/healthz with %d idle connections: %v, %v", len(idle), resp, err)
-	}
-	resp.Body.Close()
-
+	idle := silent(t, addr, 3*lim.MaxConns)
+	getHealthz(t, addr, 30*time.Second, len(idle))
 	waitClosed(t, ka)
 	for _, c := range idle {
 		waitClosed(t, c)
 	}
-	cl.mu.Lock()
-	most := cl.most
-	cl.mu.Unlock()
-	if most > lim.MaxConns+1 {
-		t.Errorf("%d connections open at once, cap %d", most, lim.MaxConns)
+	if n := most(); n > lim.MaxConns+1 {
+		t.Errorf("%d connections open at once, cap %d", n, lim.MaxConns)
 	}
 }
 
-// With the daemon's own, long timeouts, thousands of silent connections do
+// With the daemon's own, long timeouts, a thousand silent connections do
 // not queue a request behind them: each new one past the cap closes the
 // oldest silent one, and /healthz answers at once.
 func TestServeHealthzAmongManyIdle(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := &countingListener{Listener: ln}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-	stop := serveOn(context.Background(), cl, mux, slog.New(slog.DiscardHandler), daemonLimits)
-	defer stop()
-	addr := ln.Addr().String()
-	var idle []net.Conn
-	for range 1000 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		idle = append(idle, c)
-	}
+	addr, most := healthzServer(t, daemonLimits)
+	idle := silent(t, addr, 1000)
 	// A client's own bound, far below the daemon's 10s header timeout: a
 	// request queued behind the silent ones would not be answered in it.
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
-	resp, err := client.Get("http://" + addr + "/healthz")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/healthz with %d idle connections: %v, %v", len(idle), resp, err)
-	}
-	resp.Body.Close()
+	getHealthz(t, addr, 5*time.Second, len(idle))
 	waitClosed(t, idle[0]) // the oldest made room for the newer ones
-	cl.mu.Lock()
-	most := cl.most
-	cl.mu.Unlock()
-	if most > daemonLimits.MaxConns+1 {
-		t.Errorf("%d connections open at once, cap %d", most, daemonLimits.MaxConns)
+	if n := most(); n > daemonLimits.MaxConns+1 {
+		t.Errorf("%d connections open at once, cap %d", n, daemonLimits.MaxConns)
 	}
 }
 
