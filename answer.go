@@ -107,7 +107,7 @@ func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record
 		c.parsing(func() { links = c.readSitemap(l, resp, rec) })
 		return links, nil
 	}
-	c.parsing(func() { links = c.follow(l, resp, page) })
+	c.parsing(func() { links = c.follow(l, resp, rec, page) })
 	switch {
 	case !c.mirroring():
 	case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
@@ -158,19 +158,31 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 
 // follow extracts the links of an HTML page (and, for the mirror, the
 // references of a stylesheet) unless robots meta tags or X-Robots-Tag say
-// nofollow. A page's canonical URL and hreflang alternates go into its
-// record.
-func (c *Crawler) follow(l *frontier.Lease, resp *response, page *storage.Page) []frontier.Item {
+// nofollow. What the page says of itself goes into its records: the
+// inventory's page facts, and the page record's canonical and hreflang.
+func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page) []frontier.Item {
 	base := mustParse(l.Request)
 	ct := resp.header.Get("Content-Type")
 	switch {
 	case isHTML(ct, resp.body):
 		e := extractHTML(resp.body, ct, base, c.agent)
-		page.Canonical, page.Hreflang = e.canonical, e.hreflang
-		if c.conf().Links.HonorMetaRobots {
-			if nf, _ := xRobotsTag(resp.header, c.agent); nf || e.nofollow {
-				return c.admit(l, requisitesOnly(e.links))
+		if e.canonical == "" {
+			if u := linkHeaderCanonical(resp.header, base); u != nil {
+				e.canonical = u.String()
 			}
+		}
+		e.robots = xRobotsTag(e.robots, resp.header, c.agent)
+		rec.Title, rec.Description, rec.H1, rec.Canonical = e.title, e.description, e.h1, e.canonical
+		rec.MetaRobots, rec.Hreflang, rec.LinksOut = e.robots, e.hreflang, len(e.links)
+		page.Canonical, page.Hreflang = e.canonical, nil
+		for _, h := range e.hreflang {
+			if page.Hreflang == nil {
+				page.Hreflang = map[string]string{}
+			}
+			page.Hreflang[h.Lang] = h.URL
+		}
+		if c.conf().Links.HonorMetaRobots && nofollow(e.robots) {
+			return c.admit(l, requisitesOnly(e.links))
 		}
 		return c.admit(l, e.links)
 	case isCSS(ct) && c.mirroring():

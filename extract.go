@@ -3,8 +3,10 @@ package crawler
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/links"
 )
 
@@ -32,11 +34,12 @@ type link struct {
 
 // extracted is what a page says about itself and the URLs it refers to.
 type extracted struct {
-	links     []link
-	canonical string
-	hreflang  map[string]string // language → URL, from <link rel=alternate hreflang>
-	nofollow  bool              // <meta name=robots content=nofollow|none>
-	noindex   bool
+	links       []link
+	canonical   string
+	hreflang    []storage.Hreflang // <link rel=alternate hreflang>, in page order
+	robots      []string           // lower-case directives of <meta name=robots> and <meta name=AGENT>
+	title, h1   string
+	description string
 }
 
 // isHTML reports whether a response is HTML, by its Content-Type or, when
@@ -92,17 +95,13 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 	}
 	for _, h := range p.Hreflangs() {
 		if u := resolveLink(resolveAt, h.Href); u != nil {
-			if out.hreflang == nil {
-				out.hreflang = map[string]string{}
-			}
-			out.hreflang[h.Lang] = u.String()
+			out.hreflang = append(out.hreflang, storage.Hreflang{Lang: h.Lang, URL: u.String()})
 		}
 	}
 	for _, content := range p.MetaRobots(agent) {
-		nofollow, noindex := robotsDirectives(content)
-		out.nofollow = out.nofollow || nofollow
-		out.noindex = out.noindex || noindex
+		out.robots = appendDirectives(out.robots, content)
 	}
+	out.title, out.h1, out.description = p.Title(), p.H1(), p.Description()
 	return out
 }
 
@@ -139,26 +138,31 @@ func extractCSS(body []byte, cssURL *url.URL) []link {
 	return out
 }
 
-// robotsDirectives reads the content of a robots meta tag or an
-// X-Robots-Tag value: "nofollow" and "none" stop links being followed,
-// "noindex" and "none" mark the page as not to be indexed.
-func robotsDirectives(content string) (nofollow, noindex bool) {
+// appendDirectives adds the lower-case directives of a robots meta tag's
+// content or an X-Robots-Tag value to list, each once.
+func appendDirectives(list []string, content string) []string {
 	for _, d := range strings.FieldsFunc(strings.ToLower(content), func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		switch d {
-		case "nofollow":
-			nofollow = true
-		case "noindex":
-			noindex = true
-		case "none":
-			nofollow, noindex = true, true
+		if !slices.Contains(list, d) {
+			list = append(list, d)
 		}
 	}
-	return nofollow, noindex
+	return list
 }
 
-// xRobotsTag applies the X-Robots-Tag headers of a response: directives with
-// no agent, or for our product token ("ExampleBot: nofollow"), count.
-func xRobotsTag(h http.Header, agent string) (nofollow, noindex bool) {
+// nofollow reports whether directives stop a page's links being followed.
+func nofollow(directives []string) bool {
+	return slices.Contains(directives, "nofollow") || slices.Contains(directives, "none")
+}
+
+// noindex reports whether directives ask that the page not be indexed.
+func noindex(directives []string) bool {
+	return slices.Contains(directives, "noindex") || slices.Contains(directives, "none")
+}
+
+// xRobotsTag adds to list the directives of a response's X-Robots-Tag
+// headers that apply to us: those with no agent, or for our product token
+// ("ExampleBot: nofollow").
+func xRobotsTag(list []string, h http.Header, agent string) []string {
 	for _, v := range h.Values("X-Robots-Tag") {
 		if name, rest, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(name, ", ") {
 			if !strings.EqualFold(strings.TrimSpace(name), agent) {
@@ -166,8 +170,38 @@ func xRobotsTag(h http.Header, agent string) (nofollow, noindex bool) {
 			}
 			v = rest
 		}
-		nf, ni := robotsDirectives(v)
-		nofollow, noindex = nofollow || nf, noindex || ni
+		list = appendDirectives(list, v)
 	}
-	return nofollow, noindex
+	return list
+}
+
+// linkCanonical is the target of a Link: <…>; rel="canonical" header
+// (RFC 8288), resolved against base; nil when there is none.
+func linkHeaderCanonical(h http.Header, base *url.URL) *url.URL {
+	for _, v := range h.Values("Link") {
+		for _, part := range strings.Split(v, ",") {
+			target, params, ok := strings.Cut(strings.TrimSpace(part), ";")
+			if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+				continue
+			}
+			for _, p := range strings.Split(params, ";") {
+				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(strings.TrimSpace(k), "rel") && hasToken(strings.Trim(strings.TrimSpace(val), `"`), "canonical") {
+					return resolveLink(base, target[1:len(target)-1])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// hasToken reports whether a space-separated list such as rel holds tok,
+// case-insensitively.
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(list) {
+		if strings.EqualFold(f, tok) {
+			return true
+		}
+	}
+	return false
 }

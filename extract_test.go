@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -54,14 +55,13 @@ func TestExtractHTMLGolden(t *testing.T) {
 
 func describe(e extracted) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "nofollow=%v noindex=%v canonical=%s\n", e.nofollow, e.noindex, e.canonical)
-	langs := make([]string, 0, len(e.hreflang))
-	for l := range e.hreflang {
-		langs = append(langs, l)
+	fmt.Fprintf(&b, "nofollow=%v noindex=%v canonical=%s\n", nofollow(e.robots), noindex(e.robots), e.canonical)
+	hreflang := map[string]string{}
+	for _, h := range e.hreflang {
+		hreflang[h.Lang] = h.URL
 	}
-	slices.Sort(langs)
-	for _, l := range langs {
-		fmt.Fprintf(&b, "hreflang %s=%s\n", l, e.hreflang[l])
+	for _, l := range slices.Sorted(maps.Keys(hreflang)) {
+		fmt.Fprintf(&b, "hreflang %s=%s\n", l, hreflang[l])
 	}
 	for _, l := range e.links {
 		fmt.Fprintf(&b, "%s %s", kindNames[l.kind], l.url)
@@ -133,8 +133,8 @@ func TestXRobotsTag(t *testing.T) {
 		for _, v := range tc.values {
 			h.Add("X-Robots-Tag", v)
 		}
-		nf, ni := xRobotsTag(h, "ExampleBot")
-		if nf != tc.nofollow || ni != tc.noidx {
+		list := xRobotsTag(nil, h, "ExampleBot")
+		if nf, ni := nofollow(list), noindex(list); nf != tc.nofollow || ni != tc.noidx {
 			t.Errorf("X-Robots-Tag %q: nofollow=%v noindex=%v", tc.values, nf, ni)
 		}
 	}
@@ -286,9 +286,9 @@ func FuzzExtractHTML(f *testing.F) {
 		if e.canonical != "" && !found[e.canonical] {
 			t.Fatalf("canonical %q is not among the links", e.canonical)
 		}
-		for lang, u := range e.hreflang {
-			if !found[u] {
-				t.Fatalf("hreflang %s=%q is not among the links", lang, u)
+		for _, h := range e.hreflang {
+			if !found[h.URL] {
+				t.Fatalf("hreflang %s=%q is not among the links", h.Lang, h.URL)
 			}
 		}
 	})
@@ -316,5 +316,43 @@ func BenchmarkExtractHTML(b *testing.B) {
 		if e := extractHTML(body, "text/html", u, "ExampleBot"); len(e.links) != 413 {
 			b.Fatalf("%d links", len(e.links))
 		}
+	}
+}
+
+// An HTML page's facts reach its inventory record: title, description and
+// h1 with white space collapsed, the canonical from <link> or, without
+// one, the Link header, the robots directives of meta tags and
+// X-Robots-Tag (for all and for us, not for others) each once, the
+// hreflang alternates in page order, and how many links it has.
+func TestPageFactsInInventory(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: `<html><head><title>
+		The  Home </title><meta name="Description" content=" All about
+		 us "><meta name=robots content="NoIndex, follow"><meta name=examplebot content="noarchive">
+		<meta name=otherbot content="nofollow">
+		<link rel=canonical href="/home"><link rel=alternate hreflang=es href="/es/">
+		<link rel=alternate hreflang=fr href="http://fr.example/"></head>
+		<body><h1>Welcome <em>home</em></h1><h1>Second</h1><a href="/a">a</a></body></html>`,
+		headers: map[string]string{"X-Robots-Tag": "noindex, noimageindex"}})
+	s.set("/a", page{body: `<html><body><a href="/">x</a></body></html>`,
+		headers: map[string]string{"Link": `</>; rel="canonical"`, "X-Robots-Tag": "otherbot: noindex"}})
+	s.set("/home", page{body: "<html></html>"})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.UserAgent = "ExampleBot/1.0"
+	runCrawl(t, cfg)
+	inv := inventory(t, cfg.Output.URLs)
+	home := inv[s.URL+"/"]
+	if home.Title != "The Home" || home.Description != "All about us" || home.H1 != "Welcome home" ||
+		home.Canonical != s.URL+"/home" || home.LinksOut != 4 {
+		t.Errorf("facts of /: %+v", home)
+	}
+	if got := fmt.Sprint(home.MetaRobots); got != "[noindex follow noarchive noimageindex]" {
+		t.Errorf("meta_robots of / = %s", got)
+	}
+	if got := fmt.Sprint(home.Hreflang); got != "[{es "+s.URL+"/es/} {fr http://fr.example/}]" {
+		t.Errorf("hreflang of / = %s", got)
+	}
+	if a := inv[s.URL+"/a"]; a.Canonical != s.URL+"/" || a.MetaRobots != nil || a.Title != "" || a.LinksOut != 1 {
+		t.Errorf("facts of /a: %+v", a)
 	}
 }

@@ -55,6 +55,22 @@ type Record struct {
 	NotModified bool          `json:"not_modified,omitempty"`
 	Gone        bool          `json:"gone,omitempty"`
 	Error       string        `json:"error,omitempty"`
+
+	// What an HTML page with a 2xx answer says of itself (see the
+	// README, "Outputs"), each left out when empty.
+	Title       string     `json:"title,omitempty"`
+	Description string     `json:"description,omitempty"`
+	H1          string     `json:"h1,omitempty"`
+	Canonical   string     `json:"canonical,omitempty"`
+	MetaRobots  []string   `json:"meta_robots,omitempty"`
+	Hreflang    []Hreflang `json:"hreflang,omitempty"`
+	LinksOut    int        `json:"links_out,omitempty"`
+}
+
+// Hreflang is a page's alternate in another language.
+type Hreflang struct {
+	Lang string `json:"lang"`
+	URL  string `json:"url"`
 }
 
 // wireForm is what Write encodes for r: r itself, or, when there was a

@@ -319,9 +319,25 @@ func TestInventoryFieldTypes(t *testing.T) {
 		for k, v := range rec {
 			ok := true
 			switch k {
-			case "url", "final_url", "content_type", "referrer", "error":
+			case "url", "final_url", "content_type", "referrer", "error", "title", "description", "h1", "canonical":
 				_, ok = v.(string)
-			case "status", "bytes", "duration_ms", "depth":
+			case "meta_robots":
+				list, isList := v.([]any)
+				ok = isList && len(list) > 0
+				for _, d := range list {
+					s, isString := d.(string)
+					ok = ok && isString && s == strings.ToLower(s)
+				}
+			case "hreflang":
+				list, isList := v.([]any)
+				ok = isList && len(list) > 0
+				for _, h := range list {
+					m, _ := h.(map[string]any)
+					_, hasLang := m["lang"].(string)
+					_, hasURL := m["url"].(string)
+					ok = ok && hasLang && hasURL
+				}
+			case "status", "bytes", "duration_ms", "depth", "links_out":
 				n, isNum := v.(float64)
 				ok = isNum && n == float64(int64(n)) && n >= 0
 			case "fetched_at", "lastmod":

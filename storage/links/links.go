@@ -81,6 +81,7 @@ type walker struct {
 	raw   []byte   // a copy of the raw tag: TagAttr decodes in place
 	vals  []string // per attribute of the tag: its new value when set[i] is 1
 	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
+	texts *texts   // when set, collects the first <title>'s and <h1>'s text
 }
 
 // headTags are the elements the tag hook of a walker sees.
@@ -108,6 +109,16 @@ func (w *walker) walk(z *html.Tokenizer) {
 			} else {
 				w.write(z.Raw())
 			}
+			if w.texts != nil && w.texts.in != nil {
+				w.texts.add(z.Text()) // after Raw: Text decodes in place
+			}
+			style = false
+		case html.EndTagToken:
+			w.write(z.Raw())
+			if w.texts != nil {
+				name, _ := z.TagName()
+				w.texts.end(string(name))
+			}
 			style = false
 		default:
 			w.write(z.Raw())
@@ -122,6 +133,9 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 		w.raw = append(w.raw[:0], z.Raw()...)
 	}
 	name, more := z.TagName()
+	if w.texts != nil && tt == html.StartTagToken {
+		w.texts.start(string(name))
+	}
 	isStyle := string(name) == "style" && tt == html.StartTagToken
 	switch string(name) {
 	case "noscript", "noframes":
@@ -396,4 +410,42 @@ func hasToken(list, tok string) bool {
 		}
 	}
 	return false
+}
+
+// maxText bounds the text kept of a <title> or an <h1>.
+const maxText = 4 << 10
+
+// texts collects the text of a page's first <title> and first <h1>, for
+// Page. Tags inside an <h1> (an <a>, an <em>) add their text to it.
+type texts struct {
+	title, h1 strings.Builder
+	in        *strings.Builder // the element being read; nil between
+	inName    string
+	seen      map[string]bool // title and h1 once each
+}
+
+func (t *texts) start(name string) {
+	if t.in != nil || (name != "title" && name != "h1") || t.seen[name] {
+		return
+	}
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	t.seen[name] = true
+	t.in, t.inName = &t.title, name
+	if name == "h1" {
+		t.in = &t.h1
+	}
+}
+
+func (t *texts) end(name string) {
+	if t.in != nil && name == t.inName {
+		t.in = nil
+	}
+}
+
+func (t *texts) add(b []byte) {
+	if room := maxText - t.in.Len(); room > 0 {
+		t.in.Write(b[:min(len(b), room)])
+	}
 }

@@ -16,8 +16,9 @@ import (
 // Page is what Read found in an HTML page: its references, and a small
 // document of its head elements for the facts a page states about itself.
 type Page struct {
-	Refs []Ref // in document order, <base> included
-	head *html.Node
+	Refs  []Ref // in document order, <base> included
+	head  *html.Node
+	texts texts
 }
 
 // ReadHTML reads an HTML page, decoding it from the charset its
@@ -38,6 +39,7 @@ func Read(r io.Reader) *Page {
 	w := walker{
 		visit: func(ref Ref) (string, bool) { p.Refs = append(p.Refs, ref); return "", false },
 		tag:   p.addHead,
+		texts: &p.texts,
 	}
 	w.walk(html.NewTokenizer(r))
 	return p
@@ -120,3 +122,27 @@ func (p *Page) MetaRobots(agent string) []string {
 	})
 	return out
 }
+
+// Title returns the text of the page's first <title>, white space
+// collapsed; "" when it has none.
+func (p *Page) Title() string { return collapse(p.texts.title.String()) }
+
+// H1 returns the text of the page's first <h1>, white space collapsed.
+func (p *Page) H1() string { return collapse(p.texts.h1.String()) }
+
+// Description returns the content of the page's first
+// <meta name=description>, white space collapsed.
+func (p *Page) Description() string {
+	desc := ""
+	p.Head().FindMatcher(selMeta).EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if strings.EqualFold(strings.TrimSpace(s.AttrOr("name", "")), "description") {
+			desc = collapse(s.AttrOr("content", ""))
+			return false
+		}
+		return true
+	})
+	return desc
+}
+
+// collapse trims s and writes each run of white space in it as one space.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
