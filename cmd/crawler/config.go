@@ -581,10 +581,10 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *int { return &c.Fetch.MaxRedirects }, parseIntFlag)
 	bindFlag(f, "retries", "fetch.retries", "retry a 5xx answer or network error `n` times",
 		func(c *crawler.Config) *int { return &c.Fetch.Retries }, parseIntFlag)
-	for _, name := range []string{"urls", "out"} {
-		bindFlag(f, name, "output.urls", "write the JSON Lines inventory of URLs to `FILE` (- = stdout)",
-			func(c *crawler.Config) *string { return &c.Output.URLs }, str)
-	}
+	bindFlag(f, "out", "output.urls", "write the JSON Lines inventory of URLs to `FILE` (- = stdout)",
+		func(c *crawler.Config) *string { return &c.Output.URLs }, str)
+	bindFlag(f, "urls", "output.urls", "same as -out `FILE`",
+		func(c *crawler.Config) *string { return &c.Output.URLs }, str)
 	bindFlag(f, "mirror", "output.mirror_dir", "write a browsable mirror of the pages under `directory`",
 		func(c *crawler.Config) *string { return &c.Output.MirrorDir }, str)
 	bindFlag(f, "mirror-links", "output.mirror_links", "`mode` of links in mirrored pages: keep, or relative to browse offline",

@@ -52,6 +52,7 @@ func runCrawl(ctx context.Context, args []string, s stdio) error {
 func runDiscover(ctx context.Context, args []string, s stdio) error {
 	fs := flag.NewFlagSet("discover", flag.ContinueOnError)
 	cf := addConfigFlags(fs)
+	refuse(fs, "daemon", "mirror", "mirror-links", "warc", "recrawl")
 	urls, err := parseFlags(fs, args, discoverUsage, s.out)
 	if err != nil {
 		return err
@@ -70,10 +71,13 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if isSet(fs, "daemon") && cfg.Daemon.Enabled {
 		return usageErrorf("discover: --daemon: an audit runs once (use crawl --daemon to keep a crawl going)")
 	}
-	for _, name := range []string{"mirror", "warc"} {
+	for _, name := range []string{"mirror", "mirror-links", "warc"} {
 		if isSet(fs, name) {
 			return usageErrorf("discover: --%s: an audit keeps no bodies (use crawl --%s)", name, name)
 		}
+	}
+	if isSet(fs, "recrawl") {
+		return usageErrorf("discover: --recrawl: an audit runs once (use crawl --daemon --recrawl)")
 	}
 	cfg.Daemon.Enabled = false
 	if !isSet(fs, "listen") {

@@ -389,3 +389,29 @@ func TestInventoryFieldTypes(t *testing.T) {
 		t.Errorf("records of /secret %v and /empty %v", recs["/secret"], recs["/empty"])
 	}
 }
+
+// Each command's help lists the flags it takes and no other, and help
+// works for every command, help and version included.
+func TestHelpListsOnlyTakenFlags(t *testing.T) {
+	out, _, code := runCmd(t, "", "help", "discover")
+	if code != 0 || !strings.Contains(out, "-out FILE") || !strings.Contains(out, "same as -out FILE") {
+		t.Fatalf("help discover: exit %d:\n%s", code, out)
+	}
+	for _, name := range []string{"-daemon", "-mirror", "-mirror-links", "-warc", "-recrawl"} {
+		if strings.Contains(out, "\n  "+name+" ") || strings.Contains(out, "\n  "+name+"\n") {
+			t.Errorf("help discover lists %s, which discover does not take", name)
+		}
+	}
+	out, _, code = runCmd(t, "", "help", "crawl")
+	if code != 0 || !strings.Contains(out, "\n  -mirror directory") || !strings.Contains(out, "\n  -daemon") {
+		t.Errorf("help crawl: exit %d, lacks -mirror or -daemon:\n%s", code, out)
+	}
+	for _, args := range [][]string{{"help", "help"}, {"help", "version"}, {"version", "--help"}} {
+		if out, errOut, code := runCmd(t, "", args...); code != 0 || out == "" {
+			t.Errorf("crawler %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	if _, errOut, code := runCmd(t, "", "discover", "--recrawl", "1h", "http://127.0.0.1:1/"); code != 2 || !strings.Contains(errOut, "discover: --recrawl: ") {
+		t.Errorf("discover --recrawl: exit %d, stderr %q; want it refused", code, errOut)
+	}
+}

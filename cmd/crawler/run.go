@@ -62,13 +62,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func runHelp(_ context.Context, args []string, s stdio) error {
-	if len(args) > 0 {
+	if len(args) > 0 && args[0] != "help" && args[0] != "-h" && args[0] != "--help" {
 		for _, c := range commands() {
-			if c.name == args[0] && c.name != "help" {
+			if c.name == args[0] {
 				return c.run(context.Background(), []string{"-h"}, s)
 			}
 		}
-		return usageErrorf("unknown command %q", args[0])
+		return usageErrorf("unknown command %q (see 'crawler help')", args[0])
 	}
 	printUsage(s.out)
 	return nil
@@ -83,6 +83,10 @@ func printUsage(w io.Writer) {
 }
 
 func runVersion(_ context.Context, args []string, s stdio) error {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintf(s.out, "Usage: crawler version\n\nPrints the crawler's version.\n")
+		return flag.ErrHelp
+	}
 	if len(args) > 0 {
 		return usageErrorf("version takes no arguments")
 	}
@@ -144,8 +148,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprintf(out, "Usage: crawler %s\n\nFlags:\n", usage)
-				fs.SetOutput(out)
-				fs.PrintDefaults()
+				printFlags(fs, out)
 				return nil, err
 			}
 			return nil, usageErrorf("%s: %v", fs.Name(), err)
@@ -157,4 +160,31 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// notTaken is the usage of a flag a command defines only to refuse it with
+// a word of why (discover's --mirror): its help does not list it.
+const notTaken = "\x00not taken"
+
+// refuse marks fs's flags names as not taken by this command.
+func refuse(fs *flag.FlagSet, names ...string) {
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil {
+			f.Usage = notTaken
+		}
+	}
+}
+
+// printFlags writes the defaults of fs's flags, as flag.PrintDefaults does,
+// less those the command does not take.
+func printFlags(fs *flag.FlagSet, out io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(out)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage != notTaken {
+			shown.Var(f.Value, f.Name, f.Usage)
+			shown.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	shown.PrintDefaults()
 }
