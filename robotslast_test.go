@@ -96,3 +96,23 @@ func TestRobotsRedirectToParkedHost(t *testing.T) {
 		t.Errorf("B's robots.txt asked %d times, want once", n)
 	}
 }
+
+// A robots.txt Sitemap: line is read whatever scope.include says, and
+// include judges the pages it lists (an include for /docs/ once dropped
+// the sitemap at /sitemap.xml, and every page only it named).
+func TestRobotsSitemapReadWhateverInclude(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/sitemap.xml\n"})
+	s.set("/sitemap.xml", page{ctype: "application/xml", body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+		`<url><loc>{{base}}/docs/a</loc></url><url><loc>{{base}}/blog/b</loc></url></urlset>`})
+	s.html("/docs/")
+	s.html("/docs/a")
+	s.html("/blog/b")
+	cfg := testConfig(t, s.URL+"/docs/")
+	cfg.Scope.Include = []string{"/docs/"}
+	runCrawl(t, cfg)
+	hits := s.hits()
+	if hits["/sitemap.xml"] != 1 || hits["/docs/a"] != 1 || hits["/blog/b"] != 0 {
+		t.Errorf("server saw %v; want the sitemap read, /docs/a fetched and /blog/b kept out", hits)
+	}
+}

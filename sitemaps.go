@@ -75,10 +75,14 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 		// against robots.txt rather than dropped.
 		u, err := frontier.Resolve(base, raw, c.conf().Scope.MaxURLLength)
 		if err != nil {
+			c.log.Warn("sitemap of robots.txt not read", "sitemap", raw, "err", err)
 			c.obs.reject(rejectReason(err))
 			continue
 		}
-		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
+		// A sitemap is read whatever scope.include and exclude say, as a
+		// configured one is: they judge the pages it lists.
+		if why := c.conf().scope.checkStart(u.Origin); why != "" {
+			c.log.Warn("sitemap of robots.txt not read", "sitemap", u.Request, "reason", why)
 			c.obs.reject(why)
 			continue
 		}
@@ -118,8 +122,12 @@ func (c *Crawler) readSitemap(l *frontier.Lease, resp *response, rec *storage.Re
 			c.obs.reject(rejectReason(err))
 			return nil
 		}
-		if why := c.conf().scope.check(mustParse(u.Request), u.Origin, 0); why != "" {
-			c.refuse(l, e.Loc, linkSitemap, why)
+		check := c.conf().scope.check(mustParse(u.Request), u.Origin, 0)
+		if e.Child {
+			check = c.conf().scope.checkStart(u.Origin) // an index's sitemaps are read as it is
+		}
+		if check != "" {
+			c.refuse(l, e.Loc, linkSitemap, check)
 			return nil
 		}
 		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request}
