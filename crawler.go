@@ -25,10 +25,11 @@ type Options struct {
 	// Inventory, when set, receives the JSON Lines inventory instead of the
 	// file Config.Output.URLs names (crawler discover writes to stdout).
 	Inventory io.Writer
-	// Progress receives the live progress line when ProgressTTY is set; off
-	// a terminal, progress goes to the log every ProgressEvery.
-	Progress      io.Writer
-	ProgressTTY   bool
+	// Status, when set, is given the live progress line twice a second
+	// (for a terminal: the caller draws it, and keeps it to the
+	// terminal's width), and "" when the run ends. Without it, progress
+	// goes to the log every ProgressEvery (default 10s).
+	Status        func(line string)
 	ProgressEvery time.Duration
 	// Stdout is where Config.Output.URLs "-" writes.
 	Stdout io.Writer

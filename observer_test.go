@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,5 +155,32 @@ func TestStatusClass(t *testing.T) {
 		if got := statusClass(status); got != want {
 			t.Errorf("statusClass(%d) = %q, want %q", status, got, want)
 		}
+	}
+}
+
+// With Options.Status, the progress line comes twice a second with the
+// elapsed time and the rate, and is cleared ("") when the run ends.
+func TestProgressStatusLine(t *testing.T) {
+	s := newSite(t)
+	s.html("/", "/a", "/b", "/c", "/d", "/e")
+	for _, p := range []string{"/a", "/b", "/c", "/d", "/e"} {
+		s.html(p)
+	}
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Politeness.Delay = 200 * time.Millisecond // a run of about 1.2s
+	var mu sync.Mutex
+	var lines []string
+	c, err := New(cfg, Options{Status: func(l string) { mu.Lock(); lines = append(lines, l); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lines) < 2 || lines[len(lines)-1] != "" || !strings.Contains(lines[0], "/s") || !strings.Contains(lines[0], "done ") {
+		t.Errorf("status lines %q: want at least one progress line with done and a rate, then a clearing \"\"", lines)
 	}
 }

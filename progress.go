@@ -7,16 +7,15 @@ import (
 	"time"
 )
 
-// startProgress reports progress until the returned stop is called: on a
-// terminal, one line on Options.Progress redrawn twice a second; otherwise a
-// log line every Options.ProgressEvery (default 10s). It also refreshes the
-// gauges of /metrics.
+// startProgress reports progress until the returned stop is called: with
+// Options.Status, a line twice a second (and "" at the end); otherwise a
+// log line every Options.ProgressEvery (default 10s).
 func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 	every := c.opts.ProgressEvery
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	if c.opts.ProgressTTY && c.opts.Progress != nil {
+	if c.opts.Status != nil {
 		every = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -29,8 +28,8 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 		for {
 			select {
 			case <-ctx.Done():
-				if c.opts.ProgressTTY && c.opts.Progress != nil {
-					fmt.Fprint(c.opts.Progress, "\r\033[K")
+				if c.opts.Status != nil {
+					c.opts.Status("")
 				}
 				return
 			case <-tick.C:
@@ -45,14 +44,14 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 				rate = float64(p.done) / max(now.Sub(start).Seconds(), 0.001)
 			}
 			last, lastDone = now, p.done
-			if c.opts.ProgressTTY && c.opts.Progress != nil {
-				fmt.Fprintf(c.opts.Progress, "\r\033[Kdone %d · queued %d · %.1f pages/s · hosts %d active, %d waiting · errors %d",
-					p.done, p.queued, rate, p.active, p.waiting, p.errors)
+			if c.opts.Status != nil {
+				c.opts.Status(fmt.Sprintf("%s · done %d · queued %d · %.1f/s · hosts %d active, %d waiting · errors %d",
+					now.Sub(start).Round(time.Second), p.done, p.queued, rate, p.active, p.waiting, p.errors))
 				continue
 			}
-			c.log.Info("progress", "done", p.done, "queued", p.queued, "leased", p.leased,
-				"pages_per_s", fmt.Sprintf("%.1f", rate), "hosts_active", p.active,
-				"hosts_waiting", p.waiting, "hosts_parked", p.parked, "errors", p.errors)
+			c.log.Info("progress", "elapsed", now.Sub(start).Round(time.Second).String(), "done", p.done,
+				"queued", p.queued, "leased", p.leased, "pages_per_s", fmt.Sprintf("%.1f", rate),
+				"hosts_active", p.active, "hosts_waiting", p.waiting, "hosts_parked", p.parked, "errors", p.errors)
 		}
 	})
 	return func() { cancel(); wg.Wait() }

@@ -106,12 +106,20 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 // reload function, SIGHUP reads the config again and applies it: a bad one
 // is refused with its problems logged, and the crawl goes on as it was.
 func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio, reload func() (crawler.Config, error)) error {
-	log := newLogger(cfg.Log, s.err)
-	defer routeStdLog(log)()
-	opts.Logger, opts.Stdout = log, s.out
+	stderr, stdout := s.err, s.out
 	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts.Progress, opts.ProgressTTY = s.err, true
+		// The progress line lives on the terminal: the log, and the
+		// URLs discover prints when stdout is that terminal too, keep
+		// out of its way.
+		line := &statusLine{term: f, width: func() int { w, _, _ := term.GetSize(int(f.Fd())); return w }}
+		opts.Status, stderr = line.set, line.wrap(s.err)
+		if o, ok := s.out.(*os.File); ok && term.IsTerminal(int(o.Fd())) {
+			stdout = line.wrap(s.out)
+		}
 	}
+	log := newLogger(cfg.Log, stderr)
+	defer routeStdLog(log)()
+	opts.Logger, opts.Stdout = log, stdout
 	c, err := crawler.New(cfg, opts)
 	if err != nil {
 		return err

@@ -63,9 +63,12 @@ func refKindOf(ref links.Ref) refKind {
 		return refCSS
 	case ref.Kind == links.Form:
 		return refForm
-	case ref.Kind == links.Other:
-		return refAbsolute
+	case ref.Kind == links.Other && ref.Tag != "link":
+		return refAbsolute // cite, longdesc: made absolute, as wget -k does
 	}
+	// A <link> of a rel the crawler does not fetch (author, copyright,
+	// help) still points at the mirror's file when the mirror has its
+	// target, as a followed one does.
 	return refLink
 }
 

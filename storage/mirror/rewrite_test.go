@@ -202,6 +202,9 @@ func TestRewriteHTML(t *testing.T) {
 		{"comment kept", `<!-- <a href="intro"> -->`, `<!-- <a href="intro"> -->`, 0},
 		{"unfinished tag", `<a href="intro">x</a><a href="intro`, `<a href="intro.html">x</a><a href="intro`, 1},
 		{"svg a", `<svg><a href="intro"><text>x</text></a></svg>`, `<svg><a href="intro.html"><text>x</text></a></svg>`, 1},
+		// A <link> of a rel the crawler does not follow still points at
+		// the mirrored file (the Python docs' author and copyright).
+		{"link rel=author", `<link rel="author" href="intro">`, `<link rel="author" href="intro.html">`, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
