@@ -421,20 +421,17 @@ type texts struct {
 	title, h1 strings.Builder
 	in        *strings.Builder // the element being read; nil between
 	inName    string
-	seen      map[string]bool // title and h1 once each
+	sawTitle  bool // the first <title> and <h1> only
+	sawH1     bool
 }
 
 func (t *texts) start(name string) {
-	if t.in != nil || (name != "title" && name != "h1") || t.seen[name] {
-		return
-	}
-	if t.seen == nil {
-		t.seen = map[string]bool{}
-	}
-	t.seen[name] = true
-	t.in, t.inName = &t.title, name
-	if name == "h1" {
-		t.in = &t.h1
+	switch {
+	case t.in != nil:
+	case name == "title" && !t.sawTitle:
+		t.in, t.inName, t.sawTitle = &t.title, name, true
+	case name == "h1" && !t.sawH1:
+		t.in, t.inName, t.sawH1 = &t.h1, name, true
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 type Page struct {
 	Refs  []Ref // in document order, <base> included
 	head  *html.Node
+	doc   *goquery.Document // of head, made once
 	texts texts
 }
 
@@ -55,9 +56,6 @@ func (p *Page) addHead(name string, attrs []attr) {
 	p.head.AppendChild(n)
 }
 
-// Head returns, for goquery to select from, a document holding the page's
-// <link>, <meta> and <base> elements with their attributes, in page order,
-// wherever they were (a page's head is often unclosed or misplaced).
 // The selectors of the head facts, compiled once: compiling one costs more
 // than the selection it makes in a page's few head elements.
 var (
@@ -67,8 +65,15 @@ var (
 	selMeta     = cascadia.MustCompile("meta[name][content]")
 )
 
+// Head returns, for goquery to select from, a document holding the page's
+// <link>, <meta> and <base> elements with their attributes, in page order,
+// wherever they were (a page's head is often unclosed or misplaced). It is
+// made once per Page.
 func (p *Page) Head() *goquery.Document {
-	return goquery.NewDocumentFromNode(p.head)
+	if p.doc == nil {
+		p.doc = goquery.NewDocumentFromNode(p.head)
+	}
+	return p.doc
 }
 
 // Base returns the href of the first <base> that has a non-empty one, as
