@@ -27,11 +27,13 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 	}
 	page.WARC = ref
 	var links []frontier.Item
+	var graph []storage.Link
 	switch {
 	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
 		links = c.redirect(l, resp, &rec)
 		if rec.FinalURL != "" {
 			page.FinalURL = rec.FinalURL // the next hop: the mirror links to the end of the chain
+			graph = append(graph, storage.Link{From: l.Request, To: rec.FinalURL, Kind: "redirect"})
 		}
 	case resp.status == 304 && known:
 		rec.NotModified = true
@@ -42,7 +44,7 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 	case resp.status >= 200 && resp.status < 300 && resp.undecoded != "":
 		rec.Error = fmt.Sprintf("body in an unsupported Content-Encoding %q: not read", resp.undecoded)
 	case resp.status >= 200 && resp.status < 300:
-		if links, err = c.content(l, resp, &rec, &page, prev, known); err != nil {
+		if links, err = c.content(l, resp, &rec, &page, prev, known, &graph); err != nil {
 			return failed("output.mirror_dir", err)
 		}
 	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
@@ -63,7 +65,7 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 		c.budget.fetched.Add(1)
 	}
 	o := done(rec)
-	o.links, o.page = links, &page
+	o.links, o.page, o.graph = links, &page, graph
 	return o
 }
 
@@ -91,7 +93,7 @@ func (c *Crawler) pageOf(l *frontier.Lease, resp *response, prev storage.Page, k
 // content reads a 2xx body: a sitemap's entries, or a page's links, and
 // saves the page in the mirror. The error is the mirror's.
 func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record,
-	page *storage.Page, prev storage.Page, known bool) ([]frontier.Item, error) {
+	page *storage.Page, prev storage.Page, known bool, graph *[]storage.Link) ([]frontier.Item, error) {
 	page.ContentType = rec.ContentType
 	page.Hash = storage.ContentHash(resp.body)
 	if known && prev.Hash == page.Hash {
@@ -107,7 +109,7 @@ func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record
 		c.parsing(func() { links = c.readSitemap(l, resp, rec) })
 		return links, nil
 	}
-	c.parsing(func() { links = c.follow(l, resp, rec, page) })
+	c.parsing(func() { links = c.follow(l, resp, rec, page, graph) })
 	switch {
 	case !c.mirroring():
 	case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
@@ -160,7 +162,7 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 // references of a stylesheet) unless robots meta tags or X-Robots-Tag say
 // nofollow. What the page says of itself goes into its records: the
 // inventory's page facts, and the page record's canonical and hreflang.
-func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page) []frontier.Item {
+func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page, graph *[]storage.Link) []frontier.Item {
 	base := mustParse(l.Request)
 	ct := resp.header.Get("Content-Type")
 	switch {
@@ -181,7 +183,12 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 			}
 			page.Hreflang[h.Lang] = h.URL
 		}
-		if c.conf().Links.HonorMetaRobots && nofollow(e.robots) {
+		pageNofollow := nofollow(e.robots)
+		for _, g := range e.graph {
+			g.From, g.Nofollow = l.Request, g.Nofollow || pageNofollow
+			*graph = append(*graph, g)
+		}
+		if c.conf().Links.HonorMetaRobots && pageNofollow {
 			return c.admit(l, requisitesOnly(e.links))
 		}
 		return c.admit(l, e.links)

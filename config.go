@@ -174,6 +174,9 @@ const (
 type OutputConfig struct {
 	// URLs is the JSON Lines inventory of every URL seen; "-" is stdout.
 	URLs string `yaml:"urls"`
+	// Links is the JSON Lines link graph: one line per link found on a
+	// fetched page, followed or not; "-" is stdout.
+	Links string `yaml:"links"`
 	// MirrorDir receives a browsable mirror of fetched pages as files.
 	MirrorDir string `yaml:"mirror_dir"`
 	// MirrorLinks is MirrorLinksKeep or MirrorLinksRelative.

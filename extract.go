@@ -40,6 +40,7 @@ type extracted struct {
 	robots      []string           // lower-case directives of <meta name=robots> and <meta name=AGENT>
 	title, h1   string
 	description string
+	graph       []storage.Link // every link, followed or not, for the link graph (From unset)
 }
 
 // isHTML reports whether a response is HTML, by its Content-Type or, when
@@ -79,6 +80,11 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		}
 	}
 	for _, r := range p.Refs {
+		if gk := graphKind(r); gk != "" {
+			if u := resolveLink(resolveAt, r.URL); u != nil {
+				out.graph = append(out.graph, storage.Link{To: u.String(), Kind: gk, Rel: r.Rel, Nofollow: r.Nofollow, Anchor: r.Anchor})
+			}
+		}
 		kind, ok := kindOf[r.Kind]
 		if !ok {
 			continue
@@ -103,6 +109,32 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 	}
 	out.title, out.h1, out.description = p.Title(), p.H1(), p.Description()
 	return out
+}
+
+// graphKind is the link graph's kind of a reference (see the README,
+// "Outputs"), or "" for one that is no link (a form's target, <base>, a
+// cite).
+func graphKind(r links.Ref) string {
+	switch {
+	case r.Kind == links.Form || r.Kind == links.Base:
+		return ""
+	case r.CSS:
+		return "css"
+	case r.Kind == links.Refresh:
+		return "meta-refresh"
+	case r.Kind == links.Canonical:
+		return "canonical"
+	case r.Hreflang != "":
+		return "hreflang"
+	}
+	switch r.Tag {
+	case "a", "area", "frame", "iframe", "link", "script":
+		return r.Tag
+	}
+	if r.Kind == links.Requisite {
+		return "img" // images, and the media and objects a page shows as they are
+	}
+	return ""
 }
 
 // kindOf maps the kinds of links.Ref the crawler follows or fetches to its

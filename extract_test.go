@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/links"
 	"golang.org/x/net/html"
 )
@@ -354,5 +356,60 @@ func TestPageFactsInInventory(t *testing.T) {
 	}
 	if a := inv[s.URL+"/a"]; a.Canonical != s.URL+"/" || a.MetaRobots != nil || a.Title != "" || a.LinksOut != 1 {
 		t.Errorf("facts of /a: %+v", a)
+	}
+}
+
+// The link graph has a line per link found on a fetched page, followed or
+// not: its kind, rel, nofollow (rel's or the page's) and anchor text (an
+// <a>'s text, or its image's alt; an <img>'s alt), and a line per redirect.
+func TestLinkGraph(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: `<html><head><link rel=canonical href="/"><link rel=stylesheet href="/s.css">
+		<link rel=alternate hreflang=de href="/de/"><meta http-equiv=refresh content="30; url=/r">
+		<style>body { background: url(/bg.png) }</style><script src="/app.js"></script></head>
+		<body><a href="/a" rel="nofollow">  The
+		  A page </a><a href="/img-only"><img src="/logo.png" alt="Logo"></a>
+		<a href="http://elsewhere.test/x">out</a><area href="/map"><iframe src="/frame"></iframe>
+		<form action="/search"></form><a href="/old">old</a></body></html>`})
+	s.set("/old", page{status: 301, headers: map[string]string{"Location": "/new"}})
+	s.html("/new")
+	s.set("/quiet", page{body: `<html><head><meta name=robots content=nofollow></head><body><a href="/a">a</a></body></html>`})
+	cfg := testConfig(t, s.URL+"/", s.URL+"/quiet")
+	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
+	runCrawl(t, cfg)
+	b, err := os.ReadFile(cfg.Output.Links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var l storage.Link
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got = append(got, fmt.Sprintf("%s→%s %s rel=%s nofollow=%v anchor=%q",
+			strings.TrimPrefix(l.From, s.URL), strings.TrimPrefix(l.To, s.URL), l.Kind, l.Rel, l.Nofollow, l.Anchor))
+	}
+	slices.Sort(got)
+	want := []string{
+		`/old→/new redirect rel= nofollow=false anchor=""`,
+		`/quiet→/a a rel= nofollow=true anchor="a"`,
+		`/→/ canonical rel=canonical nofollow=false anchor=""`,
+		`/→/a a rel=nofollow nofollow=true anchor="The A page"`,
+		`/→/app.js script rel= nofollow=false anchor=""`,
+		`/→/bg.png css rel= nofollow=false anchor=""`,
+		`/→/de/ hreflang rel=alternate nofollow=false anchor=""`,
+		`/→/frame iframe rel= nofollow=false anchor=""`,
+		`/→/img-only a rel= nofollow=false anchor="Logo"`,
+		`/→/logo.png img rel= nofollow=false anchor="Logo"`,
+		`/→/map area rel= nofollow=false anchor=""`,
+		`/→/old a rel= nofollow=false anchor="old"`,
+		`/→/r meta-refresh rel= nofollow=false anchor=""`,
+		`/→/s.css link rel=stylesheet nofollow=false anchor=""`,
+		`/→http://elsewhere.test/x a rel= nofollow=false anchor="out"`,
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("link graph:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

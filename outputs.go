@@ -18,9 +18,11 @@ import (
 )
 
 // outputs are where a crawl's results go besides its state: the JSON Lines
-// inventory, the mirror and the WARC files. Each is optional.
+// inventory and link graph, the mirror and the WARC files. Each is
+// optional.
 type outputs struct {
 	inv    *storage.Inventory
+	links  *storage.Inventory // the link graph
 	mirror *mirror.Mirror
 	warc   *warc.Writer
 	log    *slog.Logger
@@ -39,6 +41,11 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 	case cfg.Output.URLs != "":
 		if o.inv, err = storage.OpenInventory(cfg.Output.URLs, opts.Stdout); err != nil {
 			return nil, fmt.Errorf("output.urls: %w", err)
+		}
+	}
+	if cfg.Output.Links != "" {
+		if o.links, err = storage.OpenInventory(cfg.Output.Links, opts.Stdout); err != nil {
+			return nil, fmt.Errorf("output.links: %w", err)
 		}
 	}
 	if opts.NoBodies {
@@ -75,6 +82,20 @@ func (o *outputs) inventory(r storage.Record) error {
 		err = o.inv.Flush()
 	}
 	return err
+}
+
+// linkGraph appends a page's links to the link graph, all of them before
+// its URL is done: a kill in between writes them again with the visit.
+func (o *outputs) linkGraph(links []storage.Link) error {
+	if o.links == nil || len(links) == 0 {
+		return nil
+	}
+	for _, l := range links {
+		if err := o.links.WriteLink(l); err != nil {
+			return err
+		}
+	}
+	return o.links.Flush()
 }
 
 // saveMirror writes a fetched page into the mirror and returns its path
@@ -131,18 +152,25 @@ func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev warc
 }
 
 func (o *outputs) flush() error {
+	var err error
+	if o.links != nil {
+		err = o.links.Flush()
+	}
 	if o.inv == nil {
-		return nil
+		return err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.inv.Flush()
+	return errors.Join(err, o.inv.Flush())
 }
 
 func (o *outputs) close() error {
 	var err error
 	if o.inv != nil {
 		err = o.inv.Close()
+	}
+	if o.links != nil {
+		err = errors.Join(err, o.links.Close())
 	}
 	if o.warc != nil {
 		err = errors.Join(err, o.warc.Close())

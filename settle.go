@@ -26,6 +26,7 @@ type outcome struct {
 	rec      storage.Record  // done: its inventory record (settle fills in the lease's fields)
 	page     *storage.Page   // done: its page record, if it has a new one
 	links    []frontier.Item // done: the URLs it leads to
+	graph    []storage.Link  // done: the links its page holds, for the link graph
 	err      error           // failed: the write that failed
 	noAnswer bool            // done: the request got no answer (a network error, a timeout)
 }
@@ -87,8 +88,12 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	if o.page != nil {
 		fo.Hook = c.pages.PutHook(*o.page)
 	}
-	// The record is written before the URL is done: a kill in between
-	// repeats the visit and its record, but never loses the record.
+	// The records are written before the URL is done: a kill in between
+	// repeats the visit and its records, but never loses them.
+	if err := c.out.linkGraph(o.graph); err != nil {
+		c.writeFailed(&writeError{output: "output.links", err: err})
+		return c.front.Release(l, time.Time{})
+	}
 	if err := c.out.inventory(rec); err != nil {
 		c.writeFailed(&writeError{output: "output.urls", err: err})
 		return c.front.Release(l, time.Time{})

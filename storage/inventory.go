@@ -177,13 +177,33 @@ func cutTorn(f *os.File) error {
 // r was not accepted: the buffer was full and could not be written out.
 func (inv *Inventory) Write(r Record) error {
 	r.FetchedAt = r.FetchedAt.UTC()
+	return inv.writeLine(wireForm(r))
+}
+
+// Link is one line of the link graph (output.links): a link found on a
+// fetched page, followed or not (see the README, "Outputs").
+type Link struct {
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Kind     string `json:"kind"` // a, area, frame, iframe, link, img, script, css, meta-refresh, canonical, hreflang, redirect
+	Rel      string `json:"rel,omitempty"`
+	Nofollow bool   `json:"nofollow,omitempty"`
+	Anchor   string `json:"anchor,omitempty"`
+}
+
+// WriteLink appends l as one line: the link graph is written as the
+// inventory is, to a file of its own.
+func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l) }
+
+// writeLine appends v, JSON-encoded, as one line.
+func (inv *Inventory) writeLine(v any) error {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.closed {
 		return fmt.Errorf("write inventory: %w", os.ErrClosed)
 	}
 	inv.scratch.Reset()
-	if err := inv.enc.Encode(wireForm(r)); err != nil {
+	if err := inv.enc.Encode(v); err != nil {
 		return fmt.Errorf("encode inventory record: %w", err)
 	}
 	line := inv.scratch.Bytes()

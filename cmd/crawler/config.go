@@ -585,6 +585,8 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *string { return &c.Output.URLs }, str)
 	bindFlag(f, "urls", "output.urls", "same as -out `FILE`",
 		func(c *crawler.Config) *string { return &c.Output.URLs }, str)
+	bindFlag(f, "links", "output.links", "write the JSON Lines link graph, a line per link found, to `FILE` (- = stdout)",
+		func(c *crawler.Config) *string { return &c.Output.Links }, str)
 	bindFlag(f, "mirror", "output.mirror_dir", "write a browsable mirror of the pages under `directory`",
 		func(c *crawler.Config) *string { return &c.Output.MirrorDir }, str)
 	bindFlag(f, "mirror-links", "output.mirror_links", "`mode` of links in mirrored pages: keep, or relative to browse offline",

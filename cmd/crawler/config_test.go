@@ -113,6 +113,7 @@ links:
   honor_meta_robots: false
 output:
   urls: "-"
+  links: links.jsonl
   mirror_dir: mirror
   mirror_links: relative
   warc: warc
@@ -147,7 +148,7 @@ func allKeysConfig() crawler.Config {
 			RobotsLastWait: 5 * time.Second},
 		Fetch: crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
 		Output: crawler.OutputConfig{
-			URLs: "-", MirrorDir: "mirror", MirrorLinks: "relative", WARC: "warc",
+			URLs: "-", Links: "links.jsonl", MirrorDir: "mirror", MirrorLinks: "relative", WARC: "warc",
 			WARCMaxSize: 3 * crawler.GiB / 2,
 		},
 		Daemon: crawler.DaemonConfig{Enabled: true, Recrawl: 6 * time.Hour, KeepGone: true, Listen: "127.0.0.1:9090"},
@@ -166,7 +167,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 48} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 49} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}
@@ -348,6 +349,7 @@ func TestConfigFlags(t *testing.T) {
 		{"mirror-links", []string{"--mirror-links", "relative"}, func(c *crawler.Config) { c.Output.MirrorLinks = "relative" }},
 		{"urls", []string{"--urls", "urls.jsonl"}, func(c *crawler.Config) { c.Output.URLs = "urls.jsonl" }},
 		{"out", []string{"--out", "-"}, func(c *crawler.Config) { c.Output.URLs = "-" }},
+		{"links", []string{"--links", "links.jsonl"}, func(c *crawler.Config) { c.Output.Links = "links.jsonl" }},
 		{"mirror", []string{"--mirror", "m"}, func(c *crawler.Config) { c.Output.MirrorDir = "m" }},
 		{"warc", []string{"--warc", "w"}, func(c *crawler.Config) { c.Output.WARC = "w" }},
 		{"daemon", []string{"--daemon=false"}, func(c *crawler.Config) { c.Daemon.Enabled = false }},

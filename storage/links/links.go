@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -43,6 +44,10 @@ type Ref struct {
 	Rel      string // the rel attribute of a, area and link
 	Hreflang string // of <link rel=alternate>
 	Nofollow bool   // rel has nofollow (a, area, and followed kinds of link)
+	// Anchor is what a reader sees of the link, white space collapsed, at
+	// most maxAnchor characters: an <a>'s text (or the alt of an image in
+	// it), an <img>'s alt. Only Read sets it.
+	Anchor string
 }
 
 // Scan calls fn with every reference of the HTML document read from r, in
@@ -109,7 +114,7 @@ func (w *walker) walk(z *html.Tokenizer) {
 			} else {
 				w.write(z.Raw())
 			}
-			if w.texts != nil && w.texts.in != nil {
+			if w.texts != nil && (w.texts.in != nil || w.texts.anchorAt >= 0) {
 				w.texts.add(z.Text()) // after Raw: Text decodes in place
 			}
 			style = false
@@ -343,6 +348,9 @@ func (w *walker) refs(tag string) bool {
 			continue
 		}
 		ref.Tag, ref.Attr = tag, intern(a.key)
+		if w.texts != nil && tag == "img" {
+			ref.Anchor = anchorText(attrValue(w.attrs, "alt"))
+		}
 		v := string(a.val)
 		var nv string
 		var c bool
@@ -423,6 +431,12 @@ type texts struct {
 	inName    string
 	sawTitle  bool // the first <title> and <h1> only
 	sawH1     bool
+	// The <a> being read: its reference's index (-1 when none), its text
+	// so far, the alt of an image in it; and the anchors of those read.
+	anchorAt  int
+	anchor    strings.Builder
+	anchorAlt string
+	anchors   []anchorOf
 }
 
 func (t *texts) start(name string) {
@@ -439,10 +453,77 @@ func (t *texts) end(name string) {
 	if t.in != nil && name == t.inName {
 		t.in = nil
 	}
+	if name == "a" {
+		t.closeAnchor()
+	}
 }
 
 func (t *texts) add(b []byte) {
-	if room := maxText - t.in.Len(); room > 0 {
-		t.in.Write(b[:min(len(b), room)])
+	if t.in != nil {
+		if room := maxText - t.in.Len(); room > 0 {
+			t.in.Write(b[:min(len(b), room)])
+		}
 	}
+	if t.anchorAt >= 0 {
+		if room := 4*maxAnchor - t.anchor.Len(); room > 0 {
+			t.anchor.Write(b[:min(len(b), room)])
+		}
+	}
+}
+
+// openAnchor starts the text of the <a> whose reference is the at-th; an
+// <a> still open ends first, as a browser ends it.
+func (t *texts) openAnchor(at int) {
+	t.closeAnchor()
+	t.anchorAt = at
+}
+
+// imageIn notes the alt of an image inside the open <a>, its anchor when
+// it has no text.
+func (t *texts) imageIn(alt string) {
+	if t.anchorAt >= 0 && t.anchorAlt == "" {
+		t.anchorAlt = alt
+	}
+}
+
+// closeAnchor keeps the open <a>'s anchor for Read to set.
+func (t *texts) closeAnchor() {
+	if t.anchorAt < 0 {
+		return
+	}
+	text := anchorText(t.anchor.String())
+	if text == "" {
+		text = t.anchorAlt
+	}
+	t.anchors = append(t.anchors, anchorOf{t.anchorAt, text})
+	t.anchorAt, t.anchorAlt = -1, ""
+	t.anchor.Reset()
+}
+
+// anchorOf is the anchor text of the at-th reference.
+type anchorOf struct {
+	at   int
+	text string
+}
+
+// maxAnchor bounds an anchor text, in characters.
+const maxAnchor = 100
+
+// anchorText is s with white space collapsed, cut at maxAnchor characters.
+func anchorText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > maxAnchor {
+		s = string([]rune(s)[:maxAnchor])
+	}
+	return s
+}
+
+// attrValue is the value of the first attribute key of attrs, or "".
+func attrValue(attrs []attr, key string) string {
+	for _, a := range attrs {
+		if string(a.key) == key {
+			return string(a.val)
+		}
+	}
+	return ""
 }

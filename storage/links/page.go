@@ -37,12 +37,26 @@ func ReadHTML(body []byte, contentType string) *Page {
 // it happened.
 func Read(r io.Reader) *Page {
 	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
+	p.texts.anchorAt = -1
 	w := walker{
-		visit: func(ref Ref) (string, bool) { p.Refs = append(p.Refs, ref); return "", false },
+		visit: func(ref Ref) (string, bool) {
+			p.Refs = append(p.Refs, ref)
+			switch ref.Tag {
+			case "a":
+				p.texts.openAnchor(len(p.Refs) - 1)
+			case "img":
+				p.texts.imageIn(ref.Anchor)
+			}
+			return "", false
+		},
 		tag:   p.addHead,
 		texts: &p.texts,
 	}
 	w.walk(html.NewTokenizer(r))
+	p.texts.closeAnchor() // an <a> the page never closed
+	for _, a := range p.texts.anchors {
+		p.Refs[a.at].Anchor = a.text
+	}
 	return p
 }
 
