@@ -184,9 +184,8 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 			page.Hreflang[h.Lang] = h.URL
 		}
 		pageNofollow := nofollow(e.robots)
-		for _, g := range e.graph {
-			g.From, g.Nofollow = l.Request, g.Nofollow || pageNofollow
-			*graph = append(*graph, g)
+		if c.out.links != nil {
+			*graph = append(*graph, e.graph(l.Request, pageNofollow)...)
 		}
 		if c.conf().Links.HonorMetaRobots && pageNofollow {
 			return c.admit(l, requisitesOnly(e.links))

@@ -40,7 +40,8 @@ type extracted struct {
 	robots      []string           // lower-case directives of <meta name=robots> and <meta name=AGENT>
 	title, h1   string
 	description string
-	graph       []storage.Link // every link, followed or not, for the link graph (From unset)
+	refs        []links.Ref // as the page writes them, for graph
+	base        *url.URL    // what they resolve against
 }
 
 // isHTML reports whether a response is HTML, by its Content-Type or, when
@@ -79,12 +80,8 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 			resolveAt = b
 		}
 	}
+	out.refs, out.base = p.Refs, resolveAt
 	for _, r := range p.Refs {
-		if gk := graphKind(r); gk != "" {
-			if u := resolveLink(resolveAt, r.URL); u != nil {
-				out.graph = append(out.graph, storage.Link{To: u.String(), Kind: gk, Rel: r.Rel, Nofollow: r.Nofollow, Anchor: r.Anchor})
-			}
-		}
 		kind, ok := kindOf[r.Kind]
 		if !ok {
 			continue
@@ -108,6 +105,22 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		out.robots = appendDirectives(out.robots, content)
 	}
 	out.title, out.h1, out.description = p.Title(), p.H1(), p.Description()
+	return out
+}
+
+// graph is every link of the page from, followed or not, for the link
+// graph; pageNofollow marks them all nofollow. It is made only for a crawl
+// that writes the link graph.
+func (e extracted) graph(from string, pageNofollow bool) []storage.Link {
+	var out []storage.Link
+	for _, r := range e.refs {
+		if gk := graphKind(r); gk != "" {
+			if u := resolveLink(e.base, r.URL); u != nil {
+				out = append(out, storage.Link{From: from, To: u.String(), Kind: gk, Rel: r.Rel,
+					Nofollow: r.Nofollow || pageNofollow, Anchor: r.Anchor})
+			}
+		}
+	}
 	return out
 }
 
