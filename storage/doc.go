@@ -2,7 +2,8 @@
 //
 //   - the URL inventory (Inventory, Record): JSON Lines, one object per
 //     visit, appended as visits happen, with the fields the README lists
-//     (output.urls, and what `crawler discover` prints);
+//     (output.urls, and what `crawler discover` prints), and the link
+//     graph (Link, Inventory.WriteLink; output.links), written the same way;
 //   - page records (Pages, Page): per canonical URL, what the last visit
 //     found — status, ETag, Last-Modified, content hash, unchanged streak,
 //     mirror path, WARC reference — in a bbolt database shared with the
