@@ -273,9 +273,6 @@ func readMeta(r io.ReaderAt, offset int64) (boltMeta, bool) {
 // (frontier.New).
 func (s *State) DB() *bbolt.DB { return s.db }
 
-// Path is the database file's path.
-func (s *State) Path() string { return s.path }
-
 // Close closes the database.
 func (s *State) Close() error { return s.db.Close() }
 

@@ -63,10 +63,3 @@ func (g *connGuard) forget(el *list.Element) net.Conn {
 	delete(g.at, c)
 	return c
 }
-
-// open is how many connections the guard holds open.
-func (g *connGuard) open() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.quiet.Len() + len(g.active)
-}
