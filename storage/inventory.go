@@ -56,6 +56,16 @@ type Record struct {
 	Gone        bool          `json:"gone,omitempty"`
 	Error       string        `json:"error,omitempty"`
 
+	// RedirectChain lists, for a URL that redirects, every hop after it
+	// in order; FinalURL is then the chain's last URL.
+	RedirectChain []string `json:"redirect_chain,omitempty"`
+	// LinkDepth is the URL's link hops from a seed, sitemaps ignored and
+	// redirects counting 0; nil when only a sitemap reaches the URL.
+	LinkDepth *int `json:"link_depth,omitempty"`
+	// External marks a URL of an out-of-scope host asked only to check
+	// that a link to it works (scope.check_external).
+	External bool `json:"external,omitempty"`
+
 	// What an HTML page with a 2xx answer says of itself (see the
 	// README, "Outputs"), each left out when empty.
 	Title       string     `json:"title,omitempty"`
