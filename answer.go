@@ -29,7 +29,7 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 	var links []frontier.Item
 	var graph []storage.Link
 	switch {
-	case resp.status >= 300 && resp.status < 400 && resp.status != 304:
+	case redirectAnswer(resp.status):
 		links = c.redirect(l, resp, &rec)
 		if rec.FinalURL != "" {
 			page.FinalURL = rec.FinalURL // the next hop: the mirror links to the end of the chain

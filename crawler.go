@@ -75,6 +75,7 @@ type Crawler struct {
 	wakeCh chan struct{}
 	halt   halt      // a write that failed ends the crawl
 	relink *relinker // the mirror's links, after each pass
+	chains *chains   // redirects' records, until their chain ends
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -141,6 +142,9 @@ func (c *Crawler) open() (err error) {
 		return err
 	}
 	c.budget.before = c.hosts.doneEarly
+	if c.chains, err = newChains(c.state, func() int { return c.conf().Fetch.MaxRedirects }); err != nil {
+		return fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)
+	}
 	return nil
 }
 
@@ -252,6 +256,12 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 		// The pass is over: the mirror's links can point at its files.
 		report, rerr := c.relink.relinkMirror()
 		err, broken = errors.Join(err, rerr), len(report.Broken)+report.Unlisted
+	}
+	if c.halt.err() == nil {
+		// Redirects whose chain has not ended are written as far as it
+		// is known; once the crawl is over, they are forgotten.
+		over := ctx.Err() == nil && err == nil && !c.cfg.Daemon.Enabled && !c.budget.reached()
+		err = errors.Join(err, c.chains.flush(over, c.out.inventory))
 	}
 	if ferr := c.out.flush(); ferr != nil {
 		err = errors.Join(err, ferr)

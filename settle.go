@@ -85,18 +85,27 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	}
 	fo := frontier.Outcome{RevisitAt: c.revisitAt(o.page, now)}
 	c.dueWhenFound(o.links, now)
-	if o.page != nil {
-		fo.Hook = c.pages.PutHook(*o.page)
+	var target *frontier.Item // a redirect's next hop, followed
+	if redirectAnswer(rec.Status) && len(o.links) == 1 && o.links[0].Via == frontier.ViaRedirect {
+		target = &o.links[0]
 	}
+	recs, chainHook := c.chains.settle(l, rec, target)
+	var pageHook storage.Hook
+	if o.page != nil {
+		pageHook = c.pages.PutHook(*o.page)
+	}
+	fo.Hook = storage.Hooks(pageHook, chainHook)
 	// The records are written before the URL is done: a kill in between
 	// repeats the visit and its records, but never loses them.
 	if err := c.out.linkGraph(o.graph); err != nil {
 		c.writeFailed(&writeError{output: "output.links", err: err})
 		return c.front.Release(l, time.Time{})
 	}
-	if err := c.out.inventory(rec); err != nil {
-		c.writeFailed(&writeError{output: "output.urls", err: err})
-		return c.front.Release(l, time.Time{})
+	for _, r := range recs {
+		if err := c.out.inventory(r); err != nil {
+			c.writeFailed(&writeError{output: "output.urls", err: err})
+			return c.front.Release(l, time.Time{})
+		}
 	}
 	if _, err := c.front.Done(l, fo, o.links); err != nil {
 		// Nothing changed: the lease is still out, and goes back.

@@ -44,6 +44,7 @@ type State struct {
 	path   string
 	Pages  *Pages
 	Robots *RobotsStates
+	Chains *Chains
 }
 
 // Open opens, or creates, the database in dir.
@@ -95,7 +96,7 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 	}
 	s = &State{db: db, path: path}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{pagesBucket, robotsBucket} {
+		for _, name := range [][]byte{pagesBucket, robotsBucket, chainsBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -106,7 +107,7 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s.Pages, s.Robots = &Pages{db: db}, &RobotsStates{db: db}
+	s.Pages, s.Robots, s.Chains = &Pages{db: db}, &RobotsStates{db: db}, &Chains{db: db}
 	return s, nil
 }
 
