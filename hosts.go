@@ -41,6 +41,7 @@ type hosts struct {
 	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
 	reading   map[string]int       // sitemap leases out, by origin
 	heldBack  map[string]bool      // origins put off until their sitemaps are read
+	unread    map[string]bool      // origins whose robots.txt just queued sitemaps of their own
 	asked     map[string]time.Time // when an unavailable robots.txt's server asked to be asked again
 	lastTry   map[string]time.Time // when a robots.txt's last call is due (see lastCall)
 	doneEarly int64                // pages fetched by earlier runs on this state
@@ -54,7 +55,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		front:  front, saved: st.Robots, obs: obs, log: log,
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
-		reading: map[string]int{}, heldBack: map[string]bool{},
+		reading: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
 		asked: map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
 	if cfg.Daemon.Enabled {
@@ -275,21 +276,50 @@ func (h *hosts) pagesOf(origin string) int {
 	return h.pages[origin]
 }
 
-// Sitemaps being read make their host's links wait. A URL a sitemap lists
-// is at depth 0 (README, "Semantics"), but the frontier can only lower the
-// depth of a URL still queued: were /a, found by a link at depth 1, handed
-// out while the sitemap listing it was being parsed, it would be fetched
-// at depth 1 and its own links counted from there, which max_depth would
-// cut short. Sitemaps go first in their host's queue (they are queued at
-// the top priority), so the wait is for one parse at most. Only the
-// leases of the sitemap's own origin wait (the protocol keeps a sitemap's
-// URLs on its host); the dispatcher goes on with other hosts.
+// Sitemaps being read make their host's pages wait. A URL a sitemap lists
+// is at depth 0 and in_sitemap (README, "Semantics" and "Outputs"), but
+// the frontier can only change a URL still queued: were /a, found by a
+// link at depth 1, handed out while the sitemap listing it was being
+// parsed, it would be fetched at depth 1 and its own links counted from
+// there, which max_depth would cut short, and its record would not say it
+// is in the sitemap. Sitemaps go first in their host's queue (they are
+// queued at the top priority), so the wait is for one parse at most. Only
+// the leases of the sitemap's own origin wait (the protocol keeps a
+// sitemap's URLs on its host); the dispatcher goes on with other hosts.
+// The page whose visit read robots.txt is out already when robots.txt
+// names the host's sitemaps: it goes back once (see firstSitemaps).
 
 // readingSitemap counts a sitemap lease of origin handed to a worker.
 func (h *hosts) readingSitemap(origin string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.reading[origin]++
+	delete(h.unread, origin)
+}
+
+// sitemapsQueued notes that origin's robots.txt queued new sitemaps of
+// origin itself.
+func (h *hosts) sitemapsQueued(origin string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unread[origin] = true
+}
+
+// firstSitemaps reports whether page lease l, visited as robots.txt
+// queued sitemaps of its host, must go back so that they are read first;
+// it does so once, and readies the host for them.
+func (h *hosts) firstSitemaps(l *frontier.Lease) bool {
+	if l.Kind != frontier.KindPage || l.InSitemap {
+		return false
+	}
+	h.mu.Lock()
+	unread := h.unread[l.Origin]
+	delete(h.unread, l.Origin)
+	h.mu.Unlock()
+	if unread {
+		h.pass(l.Origin, h.now())
+	}
+	return unread
 }
 
 // sitemapRead counts a sitemap lease of origin finished, its URLs in the
@@ -311,10 +341,10 @@ func (h *hosts) sitemapRead(origin string) {
 
 // waitsForSitemap reports whether page lease l, a link of a host with a
 // sitemap being read, must wait; if so the host is not handed out until
-// the sitemap is read, and the caller gives l back. Pages at depth 0 have
-// nothing to gain and go on.
+// the sitemap is read, and the caller gives l back. Pages listed in a
+// sitemap already have nothing to gain and go on.
 func (h *hosts) waitsForSitemap(l *frontier.Lease) bool {
-	if l.Kind != frontier.KindPage || l.Depth == 0 {
+	if l.Kind != frontier.KindPage || l.InSitemap {
 		return false
 	}
 	h.mu.Lock()

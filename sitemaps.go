@@ -91,13 +91,35 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 			Referrer: origin + "/robots.txt", Priority: sitemapPriority,
 		})
 	}
-	if len(items) == 0 {
-		return
-	}
 	c.dueWhenFound(items, c.now())
-	if _, err := c.front.Add(items); err != nil {
-		c.stop(fmt.Errorf("state_dir %s: queue sitemaps: %w", c.cfg.StateDir, err))
+	// The host's own sitemaps are added apart, to know whether any is
+	// new: its pages wait for them (see hosts.firstSitemaps).
+	own, others := splitOrigin(items, origin)
+	for _, part := range [][]frontier.Item{own, others} {
+		if len(part) == 0 {
+			continue
+		}
+		n, err := c.front.Add(part)
+		if err != nil {
+			c.stop(fmt.Errorf("state_dir %s: queue sitemaps: %w", c.cfg.StateDir, err))
+			return
+		}
+		if n > 0 && part[0].Origin == origin {
+			c.hosts.sitemapsQueued(origin)
+		}
 	}
+}
+
+// splitOrigin splits items into those of origin and the others.
+func splitOrigin(items []frontier.Item, origin string) (own, others []frontier.Item) {
+	for _, it := range items {
+		if it.Origin == origin {
+			own = append(own, it)
+		} else {
+			others = append(others, it)
+		}
+	}
+	return own, others
 }
 
 // readSitemap reads a fetched sitemap and returns what it lists: pages at

@@ -36,6 +36,9 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	if !ok {
 		return o
 	}
+	if c.hosts.firstSitemaps(l) {
+		return release(time.Time{})
+	}
 	if !group.Allowed(l.Request) {
 		c.obs.disallow()
 		c.hosts.pass(l.Origin, now)
