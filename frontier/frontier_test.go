@@ -679,3 +679,62 @@ func TestStagedInOrder(t *testing.T) {
 	}
 	mustCheck(t, f)
 }
+
+// TestLinksLowerLinkDepth checks that a link brings a URL not yet done the
+// least link depth found, and that one only a sitemap listed, queued low,
+// goes up among the links when a link reaches it, staged or not; a URL
+// leased or done keeps its own.
+func TestLinksLowerLinkDepth(t *testing.T) {
+	for _, staged := range []bool{false, true} {
+		f := newTest(t, testDB(t, false), Options{})
+		add := func(items ...Item) {
+			t.Helper()
+			if staged {
+				for _, it := range items {
+					if _, err := f.Add([]Item{it}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			// With stageBelow items of a host, none is staged.
+			for len(items) < stageBelow {
+				items = append(items, items[0])
+			}
+			if _, err := f.Add(items); err != nil {
+				t.Fatal(err)
+			}
+		}
+		link := func(u string, ld int) Item {
+			it := item(t, u)
+			it.Via, it.Depth, it.LinkDepth = ViaLink, ld, ld
+			return it
+		}
+		listed := func(u string) Item {
+			it := item(t, u)
+			it.Via, it.InSitemap, it.LinkDepth, it.Priority = ViaSitemap, true, NoLinkDepth, 0.25
+			return it
+		}
+		add(listed("http://a.test/s1"), listed("http://a.test/s2"), link("http://a.test/l", 3))
+		add(link("http://a.test/s2", 4), link("http://a.test/l", 2))
+		add(link("http://a.test/s2", 5), link("http://a.test/l", 9))
+		want := []struct {
+			key string
+			ld  int
+		}{{"http://a.test/s2", 4}, {"http://a.test/l", 2}, {"http://a.test/s1", NoLinkDepth}}
+		for i, w := range want {
+			l := next(t, f, t0)
+			if l.Key != w.key || l.LinkDepth != w.ld {
+				t.Errorf("staged %v: lease %d is %s at link depth %d; want %s at %d", staged, i, l.Key, l.LinkDepth, w.key, w.ld)
+			}
+			if i == 0 {
+				add(link("http://a.test/s2", 1)) // leased: keeps its own
+			}
+			if _, err := f.Done(l, Outcome{}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		add(link("http://a.test/l", 0)) // done: nothing changes
+		mustCheck(t, f)
+	}
+}

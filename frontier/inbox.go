@@ -98,6 +98,24 @@ func (d *hostDelta) findStaged(pq []byte) bool {
 	return d.anyStaged(func(s *staged) bool { return s.pq() == string(pq) })
 }
 
+// nearerStaged reports whether the URL staged under pq (see findStaged)
+// has a link depth greater than ld, or none while ld is one.
+func (d *hostDelta) nearerStaged(pq []byte, ld int, origin string) bool {
+	if ld < 0 {
+		return false
+	}
+	found := false
+	d.anyStaged(func(s *staged) bool {
+		if s.pq() != string(pq) {
+			return false
+		}
+		r, err := decodeRecord([]byte(s.record()), origin)
+		found = err == nil && nearer(r.linkDepth, ld)
+		return true
+	})
+	return found
+}
+
 // isStaged reports whether URL seq will be staged after the batch.
 func (d *hostDelta) isStaged(seq uint64) bool {
 	return d.anyStaged(func(s *staged) bool { return s.seq == seq })

@@ -73,7 +73,15 @@ type Item struct {
 	Attempts  int
 	Lastmod   string // the sitemap's lastmod, W3C datetime, as written
 	InSitemap bool   // listed in a sitemap
+	// LinkDepth is the link hops from a seed, sitemaps ignored and
+	// redirects counting none; NoLinkDepth when no chain of links from a
+	// seed is known to reach it (a URL only a sitemap lists). Add keeps
+	// the least it is given for a URL not yet done.
+	LinkDepth int
 }
+
+// NoLinkDepth is the LinkDepth of a URL no chain of links reaches.
+const NoLinkDepth = -1
 
 // Lease is a URL handed out by Next. It must be given back exactly once, to
 // Done, Retry or Release; until then no other Next hands out the same URL.

@@ -191,6 +191,10 @@ func itemOf(origin string, v []byte, r *record) Item {
 		Attempts:  int(min(r.attempts, 1<<31)),
 		Lastmod:   r.lastmod,
 		InSitemap: r.inSitemap,
+		LinkDepth: NoLinkDepth,
+	}
+	if r.linkDepth >= 0 {
+		it.LinkDepth = int(r.linkDepth)
 	}
 	it.Request = it.Key
 	if r.request != "" {

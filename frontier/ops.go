@@ -29,7 +29,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, pq, it.Kind) })
 		v := b.urls.Get(k)
 		if v == nil && d.stagedN() > 0 && d.findStaged(k[4:]) {
-			if !(it.InSitemap || it.Lastmod != "") {
+			if !(it.InSitemap || it.Lastmod != "" || d.nearerStaged(k[4:], it.LinkDepth, h.rec.origin)) {
 				b.arena = b.arena[:start]
 				continue
 			}
@@ -56,7 +56,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 		r := record{
 			kind: it.Kind, via: it.Via & 3, inSitemap: it.InSitemap,
 			prio: quantPriority(it.Priority), depth: uint64(max(it.Depth, 0)), seq: seq,
-			referrer: it.Referrer, lastmod: it.Lastmod,
+			referrer: it.Referrer, lastmod: it.Lastmod, linkDepth: int64(max(it.LinkDepth, NoLinkDepth)),
 		}
 		if it.Request != it.Key && it.Request != "" {
 			r.request = it.Request
@@ -98,15 +98,22 @@ func fewPerOrigin(items []Item) func(origin string) bool {
 // entry also brings its depth: a URL first found by a link and then listed
 // in a sitemap is at the sitemap's depth (0) from then on, with the sitemap
 // as how it was found, so that max_depth counts from it as the README
-// says however the two were ordered. Links are not merged: a link to a URL
-// seen before reads no record.
+// says however the two were ordered. A link brings a LinkDepth less than
+// the one recorded, to a URL not yet done; if it had none (only a
+// sitemap listed it), it goes up to the DefaultPriority too, with the
+// links.
 func (b *batch) merge(h *host, k, v []byte, it *Item) error {
-	if !(it.InSitemap || it.Lastmod != "") {
+	if !(it.InSitemap || it.Lastmod != "" || it.LinkDepth >= 0) {
 		return nil
 	}
 	r, err := decodeRecord(v, h.rec.origin)
 	if err != nil {
 		return fmt.Errorf("frontier: record of %s: %w", it.Key, err)
+	}
+	if nearer(r.linkDepth, it.LinkDepth) {
+		if err := b.nearer(h, k, &r, it.LinkDepth); err != nil {
+			return err
+		}
 	}
 	changed := it.InSitemap && !r.inSitemap
 	r.inSitemap = r.inSitemap || it.InSitemap
@@ -131,6 +138,41 @@ func (b *batch) merge(h *host, k, v []byte, it *Item) error {
 		return b.putRecord(h, k, &r)
 	}
 	return nil
+}
+
+// nearer reports whether a link depth found (≥ 0 when known) is less than
+// the one recorded.
+func nearer(recorded int64, found int) bool {
+	return found >= 0 && (recorded < 0 || int64(found) < recorded)
+}
+
+// nearer gives record r (key k) link depth ld, found by a link, if it is
+// queued and not leased (a visit under way has its depth), and stores it;
+// one that had none goes up to the DefaultPriority, which undelayed it
+// takes in its queue at once.
+func (b *batch) nearer(h *host, k []byte, r *record, ld int) error {
+	if h.leased(r.seq) {
+		return nil
+	}
+	inQueue, err := b.queued(h, r)
+	if err != nil || !inQueue {
+		return err
+	}
+	raise := r.linkDepth < 0 && r.prio < quantPriority(DefaultPriority)
+	r.linkDepth = int64(ld)
+	if raise && !r.delayed {
+		d := b.touch(h)
+		if err := b.deleteQueue(h, d, r); err != nil {
+			return err
+		}
+		r.prio = quantPriority(DefaultPriority)
+		if err := b.putQueue(h, d, k, r); err != nil {
+			return err
+		}
+	} else if raise {
+		r.prio = quantPriority(DefaultPriority)
+	}
+	return b.putRecord(h, k, r)
 }
 
 // queued reports whether record r has its queue entry: whether it is

@@ -86,6 +86,7 @@ type record struct {
 	request   string // "" when the request URL is the key
 	referrer  string
 	lastmod   string
+	linkDepth int64 // -1: no chain of links from a seed is known to reach it
 }
 
 // state returns the state of a record, inQueue telling whether its queue
@@ -112,7 +113,10 @@ const (
 )
 
 // Flags of the second byte, above the Via's 2 bits.
-const flagRefSuffix = 1 << 2 // the referrer is stored without the URL's origin
+const (
+	flagRefSuffix = 1 << 2 // the referrer is stored without the URL's origin
+	flagLinkDepth = 1 << 3 // a link depth follows the rest
+)
 
 var errCorrupt = errors.New("frontier: corrupt record")
 
@@ -147,6 +151,9 @@ func appendRecord(b []byte, r *record, origin string) []byte {
 		ref = ref[len(origin):]
 		f1 |= flagRefSuffix
 	}
+	if r.linkDepth >= 0 {
+		f1 |= flagLinkDepth
+	}
 	b = append(b, f0, f1)
 	b = binary.AppendUvarint(b, r.depth)
 	b = binary.AppendUvarint(b, uint64(r.prio))
@@ -164,6 +171,9 @@ func appendRecord(b []byte, r *record, origin string) []byte {
 	if r.lastmod != "" {
 		b = appendString(b, r.lastmod)
 	}
+	if r.linkDepth >= 0 {
+		b = binary.AppendUvarint(b, uint64(r.linkDepth))
+	}
 	return b
 }
 
@@ -180,7 +190,7 @@ func decodeRecord(b []byte, origin string) (record, error) {
 		return r, errCorrupt
 	}
 	f0, f1 := b[0], b[1]
-	if f0&0x80 != 0 || f1>>3 != 0 {
+	if f0&0x80 != 0 || f1>>4 != 0 {
 		return r, errCorrupt
 	}
 	r.visited = f0&flagVisited != 0
@@ -213,6 +223,10 @@ func decodeRecord(b []byte, origin string) (record, error) {
 	}
 	if f0&flagLastmod != 0 {
 		r.lastmod = d.string()
+	}
+	r.linkDepth = -1
+	if f1&flagLinkDepth != 0 {
+		r.linkDepth = int64(min(d.uvarint(), 1<<31))
 	}
 	if d.bad || len(d.b) != 0 || prio > prioScale {
 		return record{}, errCorrupt
