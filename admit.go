@@ -40,7 +40,7 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			continue // robots.txt is fetched as robots.txt, not as a page
 		}
 		seen[canon.Key] = true
-		depth, via := parent.Depth+1, frontier.ViaLink
+		depth, via, ld := parent.Depth+1, frontier.ViaLink, linkDepthOf(parent, ln.kind)
 		switch ln.kind {
 		case linkRedirect:
 			depth, via = parent.Depth, frontier.ViaRedirect
@@ -59,9 +59,31 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		if ln.kind == linkRedirect {
 			kind = parent.Kind
 		}
-		items = append(items, frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind})
+		items = append(items, frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind, LinkDepth: ld})
 	}
 	return items
+}
+
+// linkDepthOf is the link depth of a URL the lease's page links to by a
+// link of kind: one more than the page's, none for what a sitemap lists,
+// and the page's own through a redirect (README, "Outputs").
+func linkDepthOf(parent *frontier.Lease, kind linkKind) int {
+	switch {
+	case parent.LinkDepth < 0 || kind == linkSitemap:
+		return frontier.NoLinkDepth
+	case kind == linkRedirect:
+		return parent.LinkDepth
+	}
+	return parent.LinkDepth + 1
+}
+
+// linkDepthField is a link depth as the inventory has it: left out when
+// there is none.
+func linkDepthField(ld int) *int {
+	if ld < 0 {
+		return nil
+	}
+	return &ld
 }
 
 func rejectReason(err error) string {
@@ -82,7 +104,8 @@ func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why 
 	case kind == linkSitemap:
 		depth, via = 0, storage.FoundSitemap
 	}
-	c.refused(storage.Record{URL: raw, Depth: depth, FoundVia: via, Referrer: parent.Request}, why)
+	c.refused(storage.Record{URL: raw, Depth: depth, FoundVia: via, Referrer: parent.Request,
+		LinkDepth: linkDepthField(linkDepthOf(parent, kind))}, why)
 }
 
 // refused counts a URL kept out for why and gives it an inventory record,

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -30,6 +31,51 @@ func TestInSitemapWhateverTheOrder(t *testing.T) {
 		}
 		if h := s.hits(); h["/"] != 1 || h["/sitemap.xml"] != 1 {
 			t.Errorf("max_per_host %d: / asked %d times, the sitemap %d; want once each", perHost, h["/"], h["/sitemap.xml"])
+		}
+	}
+}
+
+// link_depth is the shortest chain of links from a seed, whatever a
+// sitemap lists first; redirects count none, and a page only a sitemap
+// (or a page only a sitemap lists) leads to has none.
+func TestLinkDepthIsTheShortestChainOfLinks(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/sitemap.xml\n"})
+	s.html("/", "/a", "/r")
+	s.html("/a", "/b", "/deep/1")
+	s.html("/b", "/c")
+	s.html("/c", "/a")
+	s.set("/r", page{status: 301, headers: map[string]string{"Location": "/d"}})
+	s.html("/d")
+	for i := 1; i < 6; i++ {
+		s.html("/deep/"+strconv.Itoa(i), "/deep/"+strconv.Itoa(i+1))
+	}
+	s.html("/deep/6", "/")
+	s.html("/orphan", "/o2")
+	s.html("/o2", "/c")
+	s.set("/sitemap.xml", page{ctype: "application/xml", body: `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>{{base}}/c</loc><priority>1.0</priority></url>
+<url><loc>{{base}}/deep/6</loc><priority>0.9</priority></url>
+<url><loc>{{base}}/orphan</loc><priority>1.0</priority></url>
+<url><loc>{{base}}/b</loc></url>
+</urlset>`})
+	for _, perHost := range []int{1, 2} {
+		cfg := testConfig(t, s.URL+"/")
+		cfg.Politeness.MaxPerHost = perHost
+		runCrawl(t, cfg)
+		inv := inventory(t, cfg.Output.URLs)
+		want := map[string]int{"/": 0, "/a": 1, "/r": 1, "/d": 1, "/b": 2, "/c": 3, "/deep/1": 2, "/deep/6": 7,
+			"/orphan": -1, "/o2": -1}
+		for p, ld := range want {
+			r, ok := inv[s.URL+p]
+			got := -1
+			if r.LinkDepth != nil {
+				got = *r.LinkDepth
+			}
+			if !ok || got != ld {
+				t.Errorf("max_per_host %d: %s: link_depth %d (record %v); want %d (-1: none)", perHost, p, got, ok, ld)
+			}
 		}
 	}
 }

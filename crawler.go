@@ -236,9 +236,9 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for l := range work {
-				kind, origin := l.Kind, l.Origin
+				out := outOf(l)
 				c.process(ctx, l)
-				c.handedBack(kind, origin)
+				c.handedBack(out)
 				c.wake()
 			}
 		})

@@ -77,8 +77,8 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 // handOut gives lease l to a worker, unless it must wait: for its host's
 // sitemap being read, or for max_pages. It reports false when ctx ended.
 func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
-	if c.hosts.waitsForSitemap(l) {
-		c.settle(l, release(time.Time{})) // the host waits for its sitemap; others go on
+	if c.hosts.mustWait(l) {
+		c.settle(l, release(time.Time{})) // the host waits; others go on
 		return true
 	}
 	if l.Kind == frontier.KindPage && !c.cfg.Daemon.Enabled && c.budget.full() {
@@ -91,35 +91,45 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 		}
 		return true
 	}
-	c.handedOut(l.Kind, l.Origin)
+	out := outOf(l)
+	c.handedOut(out)
 	select {
 	case work <- l:
 		return true
 	case <-ctx.Done():
-		c.handedBack(l.Kind, l.Origin)
+		c.handedBack(out)
 		c.settle(l, release(time.Time{}))
 		return false
 	}
 }
 
-// handedOut counts a lease of kind and origin handed to a worker.
-func (c *Crawler) handedOut(kind frontier.Kind, origin string) {
+// leaseOut is what is counted of a lease handed to a worker.
+type leaseOut struct {
+	origin string
+	kind   frontier.Kind
+	linked bool // a page a chain of links from a seed reaches
+}
+
+func outOf(l *frontier.Lease) leaseOut {
+	return leaseOut{origin: l.Origin, kind: l.Kind, linked: l.LinkDepth >= 0}
+}
+
+// handedOut counts a lease handed to a worker.
+func (c *Crawler) handedOut(l leaseOut) {
 	c.working.Add(1)
-	if kind == frontier.KindPage {
+	if l.kind == frontier.KindPage {
 		c.budget.out.Add(1)
-	} else {
-		c.hosts.readingSitemap(origin)
 	}
+	c.hosts.out(l)
 }
 
 // handedBack undoes handedOut once the lease is settled or not handed out
 // after all.
-func (c *Crawler) handedBack(kind frontier.Kind, origin string) {
-	if kind == frontier.KindPage {
+func (c *Crawler) handedBack(l leaseOut) {
+	if l.kind == frontier.KindPage {
 		c.budget.out.Add(-1)
-	} else {
-		c.hosts.sitemapRead(origin)
 	}
+	c.hosts.back(l)
 	c.working.Add(-1)
 }
 
@@ -170,7 +180,7 @@ func (c *Crawler) recordLeft() error {
 	return c.front.Pending(func(it frontier.Item) error {
 		rec := storage.Record{
 			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
-			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now,
+			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now, LinkDepth: linkDepthField(it.LinkDepth),
 			Error: "not fetched: max_pages reached",
 		}
 		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)

@@ -40,7 +40,8 @@ type hosts struct {
 	pages     map[string]int       // pages fetched this run, by origin
 	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
 	reading   map[string]int       // sitemap leases out, by origin
-	heldBack  map[string]bool      // origins put off until their sitemaps are read
+	linking   map[string]int       // leases of linked pages out, by origin
+	heldBack  map[string]bool      // origins put off until their sitemaps are read and linked pages settled
 	unread    map[string]bool      // origins whose robots.txt just queued sitemaps of their own
 	asked     map[string]time.Time // when an unavailable robots.txt's server asked to be asked again
 	lastTry   map[string]time.Time // when a robots.txt's last call is due (see lastCall)
@@ -55,7 +56,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		front:  front, saved: st.Robots, obs: obs, log: log,
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
-		reading: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
+		reading: map[string]int{}, linking: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
 		asked: map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
 	if cfg.Daemon.Enabled {
@@ -276,6 +277,8 @@ func (h *hosts) pagesOf(origin string) int {
 	return h.pages[origin]
 }
 
+// A host's pages wait for what may change them while they are queued.
+//
 // Sitemaps being read make their host's pages wait. A URL a sitemap lists
 // is at depth 0 and in_sitemap (README, "Semantics" and "Outputs"), but
 // the frontier can only change a URL still queued: were /a, found by a
@@ -283,18 +286,53 @@ func (h *hosts) pagesOf(origin string) int {
 // parsed, it would be fetched at depth 1 and its own links counted from
 // there, which max_depth would cut short, and its record would not say it
 // is in the sitemap. Sitemaps go first in their host's queue (they are
-// queued at the top priority), so the wait is for one parse at most. Only
-// the leases of the sitemap's own origin wait (the protocol keeps a
+// queued at the top priority), so the wait is for one parse at most. The
+// page whose visit read robots.txt is out already when robots.txt names
+// the host's sitemaps: it goes back once (see firstSitemaps).
+//
+// Linked pages being visited make pages no link reaches yet wait: those
+// come last in their host's queue (see listedPriority), and a link found
+// by a visit under way may reach one and give it its link depth. Pages
+// only a sitemap reaches lead to no link depth, so that once the linked
+// pages are done, the rest go on with no wait.
+//
+// Only the leases of the host's own origin wait (the protocol keeps a
 // sitemap's URLs on its host); the dispatcher goes on with other hosts.
-// The page whose visit read robots.txt is out already when robots.txt
-// names the host's sitemaps: it goes back once (see firstSitemaps).
 
-// readingSitemap counts a sitemap lease of origin handed to a worker.
-func (h *hosts) readingSitemap(origin string) {
+// out counts a lease handed to a worker.
+func (h *hosts) out(l leaseOut) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.reading[origin]++
-	delete(h.unread, origin)
+	switch {
+	case l.kind == frontier.KindSitemap:
+		h.reading[l.origin]++
+		delete(h.unread, l.origin)
+	case l.linked:
+		h.linking[l.origin]++
+	}
+}
+
+// back counts a lease settled, its URLs in the frontier, and readies the
+// host when nothing it waited for is out any more.
+func (h *hosts) back(l leaseOut) {
+	h.mu.Lock()
+	switch {
+	case l.kind == frontier.KindSitemap:
+		h.reading[l.origin]--
+	case l.linked:
+		h.linking[l.origin]--
+	}
+	clear := h.reading[l.origin] == 0 && h.linking[l.origin] == 0
+	held := clear && h.heldBack[l.origin]
+	if clear {
+		delete(h.reading, l.origin)
+		delete(h.linking, l.origin)
+		delete(h.heldBack, l.origin)
+	}
+	h.mu.Unlock()
+	if held {
+		h.ready(l.origin, h.now()) // not under h.mu, which ready takes
+	}
 }
 
 // sitemapsQueued notes that origin's robots.txt queued new sitemaps of
@@ -322,34 +360,17 @@ func (h *hosts) firstSitemaps(l *frontier.Lease) bool {
 	return unread
 }
 
-// sitemapRead counts a sitemap lease of origin finished, its URLs in the
-// frontier, and readies the host when it was the last one and a link of
-// the host was put off.
-func (h *hosts) sitemapRead(origin string) {
-	h.mu.Lock()
-	h.reading[origin]--
-	held := h.reading[origin] == 0 && h.heldBack[origin]
-	if h.reading[origin] == 0 {
-		delete(h.reading, origin)
-		delete(h.heldBack, origin)
-	}
-	h.mu.Unlock()
-	if held {
-		h.ready(origin, h.now()) // not under h.mu, which ready takes
-	}
-}
-
-// waitsForSitemap reports whether page lease l, a link of a host with a
-// sitemap being read, must wait; if so the host is not handed out until
-// the sitemap is read, and the caller gives l back. Pages listed in a
-// sitemap already have nothing to gain and go on.
-func (h *hosts) waitsForSitemap(l *frontier.Lease) bool {
-	if l.Kind != frontier.KindPage || l.InSitemap {
+// mustWait reports whether page lease l must wait: for a sitemap of its
+// host being read, if no sitemap listed it yet, or for its host's linked
+// pages being visited, if no link reached it yet. If so the host is not
+// handed out until they are done, and the caller gives l back.
+func (h *hosts) mustWait(l *frontier.Lease) bool {
+	if l.Kind != frontier.KindPage {
 		return false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.reading[l.Origin] == 0 {
+	if !(!l.InSitemap && h.reading[l.Origin] > 0 || l.LinkDepth < 0 && h.linking[l.Origin] > 0) {
 		return false
 	}
 	h.front.SetReady(l.Origin, farFuture)

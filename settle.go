@@ -77,7 +77,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	now := c.now()
 	rec := o.rec
 	rec.URL, rec.Depth, rec.Referrer = l.Request, l.Depth, l.Referrer
-	rec.FoundVia, rec.InSitemap = storage.FoundVia(l.Via.String()), l.InSitemap
+	rec.FoundVia, rec.InSitemap, rec.LinkDepth = storage.FoundVia(l.Via.String()), l.InSitemap, linkDepthField(l.LinkDepth)
 	rec.Lastmod, _ = time.Parse(time.RFC3339, l.Lastmod)
 	rec.FetchedAt = now
 	if rec.FinalURL == "" && rec.Status != 0 {

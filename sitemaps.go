@@ -44,7 +44,7 @@ func (c *Crawler) seedItems() []frontier.Item {
 		}
 		it := frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed}
 		if kind == frontier.KindSitemap {
-			it.Priority = sitemapPriority
+			it.Priority, it.LinkDepth = sitemapPriority, frontier.NoLinkDepth
 		}
 		items = append(items, it)
 	}
@@ -61,6 +61,24 @@ func (c *Crawler) seedItems() []frontier.Item {
 // URLs they list are known at depth 0 before the host's links are fetched
 // (see hosts.waitsForSitemap).
 const sitemapPriority = 1
+
+// listedPriority is the queue priority of a page a sitemap lists with
+// priority p (0 when it gives none): below the links' DefaultPriority, in
+// the sitemap's order, so that a host's pages are fetched as links reach
+// them, from the seeds out, and those only a sitemap lists come last. A
+// link that reaches a listed page before it is fetched gives it its place
+// among the links, and its link depth (see frontier.Item.LinkDepth):
+// fetched in that order, each page's link_depth is its shortest chain of
+// links from a seed.
+func listedPriority(p float64) float64 {
+	if p == 0 {
+		p = frontier.DefaultPriority
+	}
+	if p = p * 0.98 * frontier.DefaultPriority; p <= 0 {
+		return -1 // the lowest
+	}
+	return p
+}
 
 // seedSitemaps queues the Sitemap: lines of origin's robots.txt that are in
 // scope, as sitemaps found at depth 0.
@@ -88,7 +106,7 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 		}
 		items = append(items, frontier.Item{
 			URL: u, Kind: frontier.KindSitemap, Via: frontier.ViaSitemap,
-			Referrer: origin + "/robots.txt", Priority: sitemapPriority,
+			Referrer: origin + "/robots.txt", Priority: sitemapPriority, LinkDepth: frontier.NoLinkDepth,
 		})
 	}
 	c.dueWhenFound(items, c.now())
@@ -152,12 +170,12 @@ func (c *Crawler) readSitemap(l *frontier.Lease, resp *response, rec *storage.Re
 			c.refuse(l, e.Loc, linkSitemap, check)
 			return nil
 		}
-		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request}
+		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request, LinkDepth: frontier.NoLinkDepth}
 		if e.Child {
 			it.Kind, it.Priority = frontier.KindSitemap, sitemapPriority
 		} else {
 			c.obs.sitemapURL()
-			it.Priority, it.InSitemap = e.Priority, true
+			it.Priority, it.InSitemap = listedPriority(e.Priority), true
 			if !e.Lastmod.IsZero() {
 				it.Lastmod = e.Lastmod.UTC().Format(time.RFC3339)
 			}
