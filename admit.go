@@ -51,7 +51,11 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			// fetched deeper than max_depth.
 			depth = parent.Depth
 		}
-		if why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth); why != "" {
+		why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth)
+		if why == rejectHost && c.conf().Scope.CheckExternal && ln.kind != linkRequisite {
+			why = "" // asked once whether it works, and followed no further
+		}
+		if why != "" {
 			c.refuse(parent, raw, ln.kind, why)
 			continue
 		}

@@ -1,8 +1,12 @@
 package crawler
 
 import (
+	"maps"
+	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 // in_sitemap is true for every URL a sitemap lists, whenever it was
@@ -77,5 +81,67 @@ func TestLinkDepthIsTheShortestChainOfLinks(t *testing.T) {
 				t.Errorf("max_per_host %d: %s: link_depth %d (record %v); want %d (-1: none)", perHost, p, got, ok, ld)
 			}
 		}
+	}
+}
+
+// With scope.check_external, each link to a host out of scope is asked
+// once, with HEAD (GET when HEAD is refused), after that host's
+// robots.txt, and nothing there is followed.
+func TestCheckExternalAsksEachLinkOnce(t *testing.T) {
+	ext := newSite(t)
+	ext.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\nSitemap: {{base}}/sitemap.xml\n"})
+	ext.html("/ok", "/ok/more")
+	ext.set("/moved", page{status: 301, headers: map[string]string{"Location": "/there"}})
+	var methods []string
+	ext.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ext.mu.Lock()
+		methods = append(methods, r.Method+" "+r.URL.Path)
+		ext.mu.Unlock()
+		if r.URL.Path == "/no-head" && r.Method == http.MethodHead {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if r.URL.Path == "/no-head" {
+			w.Write([]byte("fine"))
+			return
+		}
+		ext.serve(w, r)
+	})
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	e := ext.URL
+	s.html("/", e+"/ok", e+"/gone", e+"/no-head", e+"/moved", e+"/private/x", "/a")
+	s.html("/a", e+"/ok", e+"/gone", "/nf")
+	s.set("/nf", page{body: `<a rel="nofollow" href="` + e + `/nofollow">x</a>`})
+
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Scope.CheckExternal = true
+	runCrawl(t, cfg)
+	inv := inventory(t, cfg.Output.URLs)
+	for p, want := range map[string]struct {
+		status int
+		final  string
+		robots storage.RobotsVerdict
+	}{
+		"/ok": {200, e + "/ok", storage.RobotsAllowed}, "/gone": {404, e + "/gone", storage.RobotsAllowed},
+		"/no-head": {200, e + "/no-head", storage.RobotsAllowed}, "/moved": {301, e + "/there", storage.RobotsAllowed},
+		"/private/x": {0, "", storage.RobotsDisallowed},
+	} {
+		r := inv[e+p]
+		if !r.External || r.Status != want.status || r.FinalURL != want.final || r.Robots != want.robots {
+			t.Errorf("%s: external %v, status %d, final_url %q, robots %q; want true, %d, %q, %q",
+				p, r.External, r.Status, r.FinalURL, r.Robots, want.status, want.final, want.robots)
+		}
+	}
+	if r := inv[s.URL+"/a"]; r.External || r.Status != 200 {
+		t.Errorf("/a of the crawl's own host: external %v, status %d", r.External, r.Status)
+	}
+	got := map[string]int{}
+	for _, m := range methods {
+		got[m]++
+	}
+	want := map[string]int{"GET /robots.txt": 1, "HEAD /ok": 1, "HEAD /gone": 1, "HEAD /no-head": 1, "GET /no-head": 1, "HEAD /moved": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("requests to the external host: %v; want %v", got, want)
 	}
 }

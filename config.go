@@ -115,6 +115,10 @@ type ScopeConfig struct {
 	// no limit. The count lives in memory, bounded (see scope.go), and
 	// starts again when the crawl restarts or its config is reloaded.
 	MaxQueryVariants int `yaml:"max_query_variants"`
+	// CheckExternal asks each link to a host out of scope once, politely
+	// (its robots.txt and delay), following nothing there, so that a
+	// broken external link is found (README, "What it promises").
+	CheckExternal bool `yaml:"check_external"`
 }
 
 // PolitenessConfig decides how hard one host (origin) may be asked. It

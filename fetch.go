@@ -68,6 +68,7 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 type request struct {
 	url          string
 	robots       bool          // a robots.txt, asked for as text
+	head         bool          // HEAD rather than GET
 	limit        int64         // the most body bytes read; 0 means maxBody
 	timeout      time.Duration // for the whole request; 0 means the fetcher's
 	etag         string        // for If-None-Match on a revisit
@@ -167,7 +168,11 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 // get their headers. Its body cannot be replayed, so that a request the
 // gate counted is sent once.
 func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	method := http.MethodGet
+	if r.head {
+		method = http.MethodHead
+	}
+	req, err := http.NewRequestWithContext(ctx, method, r.url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}

@@ -154,8 +154,10 @@ func isRedirect(status int) bool {
 func (c *Crawler) storeRobots(origin string, f robots.Fetch, asked, done time.Time) {
 	st, crawlDelay := c.hosts.learnRobots(origin, f, asked, done)
 	c.hosts.retryAfterAsked(origin, f, done)
-	if st.Result == robots.ResultOK {
+	if st.Result == robots.ResultOK && c.conf().scope.checkStart(origin) == "" {
 		// Before the state is saved: a kill in between must not lose them.
+		// (A host out of scope, asked only to check links to it, has no
+		// sitemaps read.)
 		c.seedSitemaps(origin, st.Rules().Sitemaps())
 	}
 	c.hosts.saveRobots(origin, st)

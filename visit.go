@@ -19,6 +19,9 @@ import (
 // written.
 func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	now := c.now()
+	if c.external(l.Origin) {
+		return c.checkLink(ctx, l, now)
+	}
 	if why := c.conf().scope.checkStart(l.Origin); why != "" {
 		// Queued before a reload or restart narrowed the scope: a host
 		// out of scope is never contacted, robots.txt included.

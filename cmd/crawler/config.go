@@ -566,6 +566,8 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *[]string { return &c.Scope.Include }, list)
 	bindFlag(f, "exclude", "scope.exclude", "skip URLs matching the `regexp` (repeatable; replaces the config's list)",
 		func(c *crawler.Config) *[]string { return &c.Scope.Exclude }, list)
+	bindFlag(f, "check-external", "scope.check_external", "ask each link to a host out of scope once whether it works (HEAD, or GET), following nothing there",
+		func(c *crawler.Config) *bool { return &c.Scope.CheckExternal }, parseBoolFlag)
 	bindFlag(f, "delay", "politeness.delay", "leave at least `duration` between two requests to one host",
 		func(c *crawler.Config) *time.Duration { return &c.Politeness.Delay }, parseDurationFlag)
 	bindFlag(f, "max-per-host", "politeness.max_per_host", "keep at most `n` requests in flight to one host",

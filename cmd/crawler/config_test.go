@@ -350,6 +350,7 @@ func TestConfigFlags(t *testing.T) {
 		{"urls", []string{"--urls", "urls.jsonl"}, func(c *crawler.Config) { c.Output.URLs = "urls.jsonl" }},
 		{"out", []string{"--out", "-"}, func(c *crawler.Config) { c.Output.URLs = "-" }},
 		{"links", []string{"--links", "links.jsonl"}, func(c *crawler.Config) { c.Output.Links = "links.jsonl" }},
+		{"check-external", []string{"--check-external"}, func(c *crawler.Config) { c.Scope.CheckExternal = true }},
 		{"mirror", []string{"--mirror", "m"}, func(c *crawler.Config) { c.Output.MirrorDir = "m" }},
 		{"warc", []string{"--warc", "w"}, func(c *crawler.Config) { c.Output.WARC = "w" }},
 		{"daemon", []string{"--daemon=false"}, func(c *crawler.Config) { c.Daemon.Enabled = false }},

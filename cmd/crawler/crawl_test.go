@@ -337,7 +337,14 @@ func TestInventoryFieldTypes(t *testing.T) {
 					_, hasURL := m["url"].(string)
 					ok = ok && hasLang && hasURL
 				}
-			case "status", "bytes", "duration_ms", "depth", "links_out":
+			case "redirect_chain":
+				list, isList := v.([]any)
+				ok = isList && len(list) > 0
+				for _, h := range list {
+					_, isString := h.(string)
+					ok = ok && isString
+				}
+			case "status", "bytes", "duration_ms", "depth", "links_out", "link_depth":
 				n, isNum := v.(float64)
 				ok = isNum && n == float64(int64(n)) && n >= 0
 			case "fetched_at", "lastmod":
@@ -348,7 +355,7 @@ func TestInventoryFieldTypes(t *testing.T) {
 				ok = v == "seed" || v == "sitemap" || v == "link" || v == "redirect"
 			case "robots":
 				ok = v == "allowed" || v == "disallowed"
-			case "in_sitemap", "not_modified", "gone":
+			case "in_sitemap", "not_modified", "gone", "external":
 				_, ok = v.(bool)
 			default:
 				t.Errorf("field %q is not among the README's inventory fields: %v", k, rec)
