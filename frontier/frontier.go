@@ -354,6 +354,33 @@ func (f *Frontier) Reschedule(key string, kind Kind, at time.Time) (bool, error)
 	return n == 1, err
 }
 
+// RescheduleDone makes every URL done, and not scheduled already, due
+// again at `at`, as Reschedule makes one: a new pass over what was
+// crawled. It works host by host, in transactions of at most
+// Options.MaxBatch URLs each, and returns how many URLs it rescheduled.
+func (f *Frontier) RescheduleDone(at time.Time) (int, error) {
+	f.mu.Lock()
+	hosts := make([]*host, 0, len(f.hosts))
+	for _, h := range f.hosts {
+		hosts = append(hosts, h)
+	}
+	f.mu.Unlock()
+	total, most := 0, f.opts.MaxBatch
+	for _, h := range hosts {
+		for {
+			n, err := f.submit(most, func(b *batch) (int, error) { return b.rescheduleDone(h, timeNanos(at), most) })
+			total += n
+			if err != nil {
+				return total, fmt.Errorf("frontier: reschedule done URLs: %w", err)
+			}
+			if n < most {
+				break
+			}
+		}
+	}
+	return total, nil
+}
+
 // Stats counts the URLs of all hosts.
 func (f *Frontier) Stats() Stats {
 	f.mu.Lock()

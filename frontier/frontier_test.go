@@ -738,3 +738,56 @@ func TestLinksLowerLinkDepth(t *testing.T) {
 		mustCheck(t, f)
 	}
 }
+
+// TestRescheduleDone checks that every URL done, across hosts and in more
+// than one transaction, is due again as a revisit, and that those queued,
+// leased or scheduled already are left as they are.
+func TestRescheduleDone(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{MaxBatch: 3})
+	var items []Item
+	for i := range 7 {
+		items = append(items, item(t, fmt.Sprintf("http://a.test/%d", i)), item(t, fmt.Sprintf("http://b.test/%d", i)))
+	}
+	if _, err := f.Add(items); err != nil {
+		t.Fatal(err)
+	}
+	done := map[string]bool{}
+	for range 10 {
+		l := next(t, f, t0)
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		done[l.Key] = true
+	}
+	leased := next(t, f, t0)
+	n, err := f.RescheduleDone(t0.Add(time.Hour))
+	if err != nil || n != 10 {
+		t.Fatalf("RescheduleDone = %d, %v; want 10", n, err)
+	}
+	if n, err := f.RescheduleDone(t0.Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("RescheduleDone again = %d, %v; want 0: all are scheduled", n, err)
+	}
+	if err := f.Release(leased, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.Stats(); st.Queued != 4 || st.Done != 10 || st.Scheduled != 10 {
+		t.Errorf("stats %+v; want 4 queued, 10 done, all scheduled", st)
+	}
+	revisits := 0
+	for range 14 {
+		l := next(t, f, t0.Add(2*time.Hour))
+		if l.Revisit != done[l.Key] {
+			t.Errorf("%s: revisit %v; want %v", l.Key, l.Revisit, done[l.Key])
+		}
+		if l.Revisit {
+			revisits++
+		}
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if revisits != 10 {
+		t.Errorf("%d revisits; want 10", revisits)
+	}
+	mustCheck(t, f)
+}

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"time"
 )
@@ -386,4 +387,36 @@ func (b *batch) deleteQueue(h *host, d *hostDelta, r *record) error {
 		d.rec.ready--
 	}
 	return nil
+}
+
+// rescheduleDone reschedules at `at` up to most of host h's done URLs, the
+// first of its done class, and returns how many.
+func (b *batch) rescheduleDone(h *host, at int64, most int) (int, error) {
+	if b.touch(h).marked() > 0 {
+		if err := b.flushHost(h); err != nil {
+			return 0, err
+		}
+	}
+	var prefix [5]byte
+	binary.BigEndian.PutUint32(prefix[:], h.id)
+	prefix[4] = classDone
+	var keys [][]byte
+	c := b.urls.Cursor()
+	for k, v := c.Seek(prefix[:]); bytes.HasPrefix(k, prefix[:]) && len(keys) < most; k, v = c.Next() {
+		keys = append(keys, b.keep(func(a []byte) []byte { return append(appendUint32(a, h.id), v...) }))
+	}
+	for _, k := range keys {
+		v := b.urls.Get(k)
+		if v == nil {
+			return 0, fmt.Errorf("frontier: done entry without its URL %x: %w", k, errCorrupt)
+		}
+		r, err := decodeRecord(v, h.rec.origin)
+		if err != nil {
+			return 0, fmt.Errorf("frontier: record %x: %w", k, err)
+		}
+		if err := b.reschedule(h, k, &r, false, at); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
 }
