@@ -145,3 +145,54 @@ func TestCheckExternalAsksEachLinkOnce(t *testing.T) {
 		t.Errorf("requests to the external host: %v; want %v", got, want)
 	}
 }
+
+// A refresh makes one more pass over every URL done: a conditional GET
+// where validators are known, new links followed, and records that say
+// what changed.
+func TestRefreshMakesOneMorePass(t *testing.T) {
+	s := newSite(t)
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		s.serve(w, r)
+	})
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.set("/", page{body: `<a href="/a">a</a><a href="/b">b</a>`, headers: map[string]string{"ETag": `"v1"`}})
+	s.html("/a")
+	s.html("/b")
+	cfg := testConfig(t, s.URL+"/")
+	runCrawl(t, cfg)
+
+	s.html("/a", "/c")
+	s.set("/b", page{status: 404})
+	s.html("/c")
+	runCrawl(t, cfg) // resumes: nothing is due
+	if h := s.hits(); h["/a"] != 1 || h["/c"] != 0 {
+		t.Fatalf("a second run without --refresh asked /a %d times and /c %d; want 1 and 0", h["/a"], h["/c"])
+	}
+	c, err := New(cfg, Options{Refresh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	inv := inventory(t, cfg.Output.URLs)
+	if r := inv[s.URL+"/"]; r.Status != 304 || !r.NotModified {
+		t.Errorf("/: status %d, not_modified %v; want 304, true", r.Status, r.NotModified)
+	}
+	if r := inv[s.URL+"/b"]; r.Status != 404 || !r.Gone {
+		t.Errorf("/b: status %d, gone %v; want 404, true", r.Status, r.Gone)
+	}
+	if r := inv[s.URL+"/c"]; r.Status != 200 {
+		t.Errorf("/c, linked since: status %d; want 200", r.Status)
+	}
+	if h := s.hits(); h["/a"] != 2 || h["/c"] != 1 { // (the 304 for / is not in the log)
+		t.Errorf("requests %v; want /a twice, /c once", h)
+	}
+}

@@ -35,6 +35,11 @@ type Options struct {
 	Stdout io.Writer
 	// NoBodies keeps no page bodies: no mirror, no WARC (crawler discover).
 	NoBodies bool
+	// Refresh makes an ad hoc crawl one more pass over every URL done on
+	// its state (crawl --refresh): each is due again at once, asked with
+	// its validators, and its new links are followed. max_pages counts
+	// the pages of this pass only.
+	Refresh bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -142,6 +147,14 @@ func (c *Crawler) open() (err error) {
 		return err
 	}
 	c.budget.before = c.hosts.doneEarly
+	if c.opts.Refresh && !c.cfg.Daemon.Enabled {
+		n, err := c.front.RescheduleDone(start)
+		if err != nil {
+			return fmt.Errorf("state_dir %s: refresh: %w", c.cfg.StateDir, err)
+		}
+		c.log.Info("refresh: every URL done is due again", "urls", n)
+		c.budget.before = 0
+	}
 	if c.chains, err = newChains(c.state, func() int { return c.conf().Fetch.MaxRedirects }); err != nil {
 		return fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)
 	}

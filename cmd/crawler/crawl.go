@@ -35,6 +35,7 @@ const (
 func runCrawl(ctx context.Context, args []string, s stdio) error {
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
 	cf := addConfigFlags(fs)
+	refresh := addRefreshFlag(fs)
 	seeds, err := parseFlags(fs, args, crawlUsage, s.out)
 	if err != nil {
 		return err
@@ -43,8 +44,16 @@ func runCrawl(ctx context.Context, args []string, s stdio) error {
 	if err != nil {
 		return err
 	}
+	if *refresh && cfg.Daemon.Enabled {
+		return usageErrorf("crawl: --refresh makes one pass and exits; a daemon revisits on its schedule (daemon.recrawl)")
+	}
 	reload := func() (crawler.Config, error) { return cf.load(seeds) }
-	return crawl(ctx, cfg, crawler.Options{}, s, reload)
+	return crawl(ctx, cfg, crawler.Options{Refresh: *refresh}, s, reload)
+}
+
+// addRefreshFlag defines --refresh, which crawl and discover take.
+func addRefreshFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("refresh", false, "make one more pass over every URL done in the state_dir (conditional GETs, new links followed), then exit, as wget -N does")
 }
 
 // runDiscover is `crawler discover`: a crawl that keeps no bodies and
@@ -52,6 +61,7 @@ func runCrawl(ctx context.Context, args []string, s stdio) error {
 func runDiscover(ctx context.Context, args []string, s stdio) error {
 	fs := flag.NewFlagSet("discover", flag.ContinueOnError)
 	cf := addConfigFlags(fs)
+	refresh := addRefreshFlag(fs)
 	refuse(fs, "daemon", "mirror", "mirror-links", "warc", "recrawl")
 	urls, err := parseFlags(fs, args, discoverUsage, s.out)
 	if err != nil {
@@ -87,6 +97,9 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	if !isSet(fs, "out") && !isSet(fs, "urls") || cfg.Output.URLs == "" {
 		cfg.Output.URLs = "-" // an audit that wrote its URLs nowhere would be no audit
 	}
+	if *refresh && !isSet(fs, "state-dir") {
+		return usageErrorf("discover: --refresh needs the --state-dir of the audit to refresh (without it an audit keeps no state)")
+	}
 	if !isSet(fs, "state-dir") {
 		// An audit that was not given --state-dir keeps its state apart
 		// from any crawl's (whose frontier would say every URL is done
@@ -99,7 +112,7 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 		defer os.RemoveAll(dir)
 		cfg.StateDir = dir
 	}
-	return crawl(ctx, cfg, crawler.Options{NoBodies: true}, s, nil)
+	return crawl(ctx, cfg, crawler.Options{NoBodies: true, Refresh: *refresh}, s, nil)
 }
 
 // crawl runs one crawl to its end and prints its summary on stderr. With a

@@ -422,3 +422,17 @@ func TestHelpListsOnlyTakenFlags(t *testing.T) {
 		t.Errorf("discover --recrawl: exit %d, stderr %q; want it refused", code, errOut)
 	}
 }
+
+// --refresh needs a state to refresh, and makes one pass: a daemon, which
+// revisits on its schedule, refuses it.
+func TestRefreshFlag(t *testing.T) {
+	if _, errOut, code := runCmd(t, "", "discover", "--refresh", "http://127.0.0.1:1/"); code != 2 || !strings.Contains(errOut, "--refresh needs the --state-dir") {
+		t.Errorf("discover --refresh without --state-dir: exit %d, stderr %q; want it refused", code, errOut)
+	}
+	if _, errOut, code := runCmd(t, "", "crawl", "--refresh", "--daemon", "--state-dir", t.TempDir(), "http://127.0.0.1:1/"); code != 2 || !strings.Contains(errOut, "--refresh makes one pass") {
+		t.Errorf("crawl --refresh --daemon: exit %d, stderr %q; want it refused", code, errOut)
+	}
+	if out, _, _ := runCmd(t, "", "help", "discover"); !strings.Contains(out, "-refresh") {
+		t.Errorf("help discover does not list -refresh:\n%s", out)
+	}
+}
