@@ -151,6 +151,9 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 		log.Info("summary", "summary", sum) // one record, as the rest of the log
 	} else {
 		printSummary(s.err, sum)
+		if cmd := reportCommand(cfg); cmd != "" {
+			fmt.Fprintf(s.err, "  the whole audit: %s\n", cmd)
+		}
 	}
 	if ctx.Err() != nil && runErr == nil {
 		log.Info("stopped by signal; run the same command again to resume")
@@ -356,6 +359,31 @@ func printSummary(w io.Writer, s crawler.Summary) {
 			fmt.Fprintln(w, "    (every one is in the inventory, with its error)")
 		}
 	}
+}
+
+// reportCommand is the crawler report command over the outputs of cfg,
+// for the summary, or "" when the inventory went to no file.
+func reportCommand(cfg crawler.Config) string {
+	if cfg.Output.URLs == "" || cfg.Output.URLs == "-" {
+		return ""
+	}
+	cmd := "crawler report --urls " + shellQuote(cfg.Output.URLs)
+	if cfg.Output.Links != "" && cfg.Output.Links != "-" {
+		cmd += " --links " + shellQuote(cfg.Output.Links)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters safe as they are.
+func shellQuote(s string) string {
+	safe := strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // stopWords say why a run ended, for the summary.

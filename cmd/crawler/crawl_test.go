@@ -436,3 +436,18 @@ func TestRefreshFlag(t *testing.T) {
 		t.Errorf("help discover does not list -refresh:\n%s", out)
 	}
 }
+
+// The summary ends with the crawler report command over the run's files.
+func TestSummaryNamesTheReportCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<html><body>hi</body></html>")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	urls, links := filepath.Join(dir, "urls.jsonl"), filepath.Join(dir, "it's links.jsonl")
+	_, stderr, code := runCmd(t, "", "discover", "--delay", "0", "--out", urls, "--links", links, srv.URL+"/")
+	want := "the whole audit: crawler report --urls " + urls + " --links '" + dir + "/it'\\''s links.jsonl'"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
+	}
+}
