@@ -683,7 +683,7 @@ func TestStagedInOrder(t *testing.T) {
 // TestLinksLowerLinkDepth checks that a link brings a URL not yet done the
 // least link depth found, and that one only a sitemap listed, queued low,
 // goes up among the links when a link reaches it, staged or not; a URL
-// leased or done keeps its own.
+// done keeps its own, and a lease out ends well.
 func TestLinksLowerLinkDepth(t *testing.T) {
 	for _, staged := range []bool{false, true} {
 		f := newTest(t, testDB(t, false), Options{})
@@ -728,7 +728,7 @@ func TestLinksLowerLinkDepth(t *testing.T) {
 				t.Errorf("staged %v: lease %d is %s at link depth %d; want %s at %d", staged, i, l.Key, l.LinkDepth, w.key, w.ld)
 			}
 			if i == 0 {
-				add(link("http://a.test/s2", 1)) // leased: keeps its own
+				add(link("http://a.test/s2", 1)) // leased: the lease keeps its own
 			}
 			if _, err := f.Done(l, Outcome{}, nil); err != nil {
 				t.Fatal(err)

@@ -148,13 +148,11 @@ func nearer(recorded int64, found int) bool {
 }
 
 // nearer gives record r (key k) link depth ld, found by a link, if it is
-// queued and not leased (a visit under way has its depth), and stores it;
-// one that had none goes up to the DefaultPriority, which undelayed it
-// takes in its queue at once.
+// queued, and stores it; one that had none goes up to the
+// DefaultPriority, which undelayed it takes in its queue at once. (A lease
+// out keeps the depth it was handed out with; its entry may move, as
+// Reschedule moves one, and finish finds it.)
 func (b *batch) nearer(h *host, k []byte, r *record, ld int) error {
-	if h.leased(r.seq) {
-		return nil
-	}
 	inQueue, err := b.queued(h, r)
 	if err != nil || !inQueue {
 		return err
