@@ -352,13 +352,16 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	stop := runInBackground(c)
 	slow := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/slow"), "text/html"))
 	poll(func() bool { _, err := os.Stat(slow); return err == nil })
-	time.Sleep(100 * time.Millisecond) // relink passes after /slow is saved
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
+	relinked := poll(func() bool { // relink passes after /slow is saved
+		got, _ := os.ReadFile(index)
+		return strings.Contains(string(got), `href="slow.html"`)
+	})
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
-	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="slow.html"`) {
+	if got, _ := os.ReadFile(index); !relinked {
 		t.Errorf("the index links to /slow as %q", got)
 	}
 }
