@@ -15,8 +15,10 @@
 //
 // dispatch (dispatch.go) takes leases from the frontier as hosts become
 // ready and hands them to a fixed pool of workers; it holds back a host's
-// links while one of its sitemaps is read, and pages past max_pages
-// (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
+// pages while one of its sitemaps is read (so in_sitemap and depth 0 are
+// known first), pages no link reaches yet while the host's linked pages
+// are visited (so link_depth is the shortest chain of links), and pages
+// past max_pages (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
 // every step may end it: in scope, not fetched already, robots.txt
 // (robots.go), the host's page budget, a slot of the host, the request, the
 // answer (links found and admitted by admit.go, the body saved). It
@@ -43,7 +45,12 @@
 //     progress line, /metrics and /hosts are read from it, with the
 //     frontier's and the hosts' own state, so they cannot disagree.
 //   - outputs (outputs.go) and the page records keep what was fetched; a
-//     URL is done only once what the config keeps of it is kept.
+//     URL is done only once what the config keeps of it is kept. chains
+//     (chains.go) holds a redirect's inventory record until the end of
+//     its chain is known, in memory and in the state.
+//   - checkLink (external.go) asks a link to a host out of scope whether
+//     it works (scope.check_external), through the same robots.txt and
+//     exchange as a page.
 //   - Crawler (crawler.go) is the wiring: config, log, clock, and the parts
 //     above.
 //
