@@ -1,0 +1,423 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/politecrawl/crawler/frontier"
+)
+
+// Names name the inputs in warnings; the zero value says "inventory",
+// "link graph" and "previous inventory".
+type Names struct {
+	Inventory, Links, Previous string
+}
+
+// Build reads the inputs and makes the report. Malformed lines are
+// skipped and said in Report.Warnings; an error means an input could not
+// be read at all.
+func Build(in Inputs, names Names) (*Report, error) {
+	names.Inventory = cmp.Or(names.Inventory, "inventory")
+	names.Links = cmp.Or(names.Links, "link graph")
+	names.Previous = cmp.Or(names.Previous, "previous inventory")
+	c := newCrawl()
+	if err := c.readInventory(in.Inventory); err != nil {
+		return nil, fmt.Errorf("read %s: %w", names.Inventory, err)
+	}
+	c.addAliases()
+	rep := &Report{HasSitemap: c.sitemap}
+	rep.warn(c.skip.warning(names.Inventory))
+
+	broken := c.brokenSet()
+	var g *graph
+	if in.Links != nil {
+		var err error
+		if g, err = c.readLinks(in.Links, broken); err != nil {
+			return nil, fmt.Errorf("read %s: %w", names.Links, err)
+		}
+		rep.HasLinks = true
+		rep.warn(g.skip.warning(names.Links))
+	} else {
+		rep.warn("no link graph: the orphans, and the pages linking to broken URLs, are left out")
+	}
+	c.fill(rep, broken, g)
+
+	if in.Previous != nil {
+		old := newCrawl()
+		if err := old.readInventory(in.Previous); err != nil {
+			return nil, fmt.Errorf("read %s: %w", names.Previous, err)
+		}
+		rep.warn(old.skip.warning(names.Previous))
+		rep.Compare = compare(old, c)
+	}
+	return rep, nil
+}
+
+func (r *Report) warn(w string) {
+	if w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
+}
+
+// own reports whether p is a URL of the crawl's own hosts with a record.
+func (p *page) own() bool { return p.flags&(fRecord|fExternal) == fRecord }
+
+// redirects reports whether p's answer is a redirect (a 304 is not).
+func (p *page) redirects() bool {
+	return p.has(fRecord) && p.status >= 300 && p.status <= 399 && p.status != 304
+}
+
+// htmlOK reports whether p is a 200 HTML page, a 304's earlier answer
+// counting: the pages of titles, descriptions and depth.
+func (p *page) htmlOK() bool { return p.own() && p.effStatus == 200 && p.has(fHTML) }
+
+// maxHops bounds the following of final_url from record to record.
+const maxHops = 64
+
+// follow returns the end of the redirect chain starting at id, its hops,
+// and whether it loops: redirect_chain when the record has one, else
+// final_url followed from record to record.
+func (c *crawl) follow(id uint32) (end uint32, hops int, loop bool) {
+	p := &c.pages[id]
+	if !p.redirects() {
+		return id, 0, false
+	}
+	if len(p.chain) > 0 {
+		seen := map[uint32]bool{id: true}
+		for _, h := range p.chain {
+			loop = loop || seen[h]
+			seen[h] = true
+		}
+		return p.chain[len(p.chain)-1], len(p.chain), loop || p.has(fLoopError)
+	}
+	seen := []uint32{id}
+	end = id
+	for hops < maxHops {
+		q := &c.pages[end]
+		if !q.redirects() || q.final == 0 {
+			break
+		}
+		end = q.final - 1
+		hops++
+		if slices.Contains(seen, end) {
+			loop = true
+			break
+		}
+		seen = append(seen, end)
+	}
+	return end, hops, loop || p.has(fLoopError)
+}
+
+// finalState is the status and error at the end of id's redirects, and
+// whether there is one to speak of: a loop, or an end with no record,
+// has none.
+func (c *crawl) finalState(id uint32) (status int32, netErr bool, errText string, ok bool) {
+	p := &c.pages[id]
+	if !p.redirects() {
+		return p.status, p.has(fNetError), p.errText, true
+	}
+	end, _, loop := c.follow(id)
+	e := &c.pages[end]
+	if loop || !e.has(fRecord) {
+		return 0, false, "", false
+	}
+	return e.status, e.has(fNetError), cmp.Or(p.errText, e.errText), true
+}
+
+// brokenSet is the ids of broken URLs: a final status of 400 or more, or
+// no answer for want of one (not a refusal).
+func (c *crawl) brokenSet() bitset {
+	b := newBitset(len(c.urls))
+	for id := range c.pages {
+		if !c.pages[id].has(fRecord) {
+			continue
+		}
+		if st, netErr, _, ok := c.finalState(uint32(id)); ok && (st >= 400 || netErr) {
+			b.set(uint32(id))
+		}
+	}
+	return b
+}
+
+// canonicalIssue is what is wrong with id's canonical: "" for none (no
+// canonical, or one to itself).
+func (c *crawl) canonicalIssue(id uint32) string {
+	p := &c.pages[id]
+	if p.canonical == "" {
+		return ""
+	}
+	k, err := frontier.Canonicalize(p.canonical, 1<<20)
+	if err != nil {
+		return "not-http"
+	}
+	self, err := frontier.Canonicalize(c.urls[id], 1<<20)
+	if err == nil && self.Key == k.Key {
+		return ""
+	}
+	if err == nil && self.Origin != k.Origin {
+		return "other-host"
+	}
+	if t, ok := c.lookup(p.canonical); ok && c.pages[t].has(fRecord) {
+		end, _, loop := c.follow(t)
+		if e := &c.pages[end]; loop || !e.has(fRecord) || e.effStatus != 200 {
+			return "not-200"
+		}
+	}
+	return "elsewhere"
+}
+
+// fill makes the tables of rep from the crawl, its broken URLs and the
+// link graph (nil when there is none).
+func (c *crawl) fill(rep *Report, broken bitset, g *graph) {
+	linked := newBitset(len(c.urls))
+	if g != nil {
+		linked = g.linked
+	}
+	for id := range c.pages { // a redirect links to its hops
+		if p := &c.pages[id]; p.redirects() {
+			for _, h := range p.chain {
+				linked.set(h)
+			}
+			if p.final != 0 {
+				linked.set(p.final - 1)
+			}
+		}
+	}
+	rep.Broken, rep.Redirects = []Broken{}, []Redirect{}
+	rep.SitemapIssues, rep.Canonicals = []SitemapIssue{}, []CanonicalIssue{}
+	rep.Noindex, rep.Nofollow = []string{}, []string{}
+	if g != nil {
+		rep.Orphans = []string{}
+	}
+	if c.sitemap {
+		rep.NotInSitemap = []string{}
+	}
+	var titled, described []uint32
+	var slow, large top
+	for i := range c.pages {
+		id, p := uint32(i), &c.pages[i]
+		if !p.has(fRecord) {
+			continue
+		}
+		c.count(&rep.Overview, p)
+		if broken.has(id) {
+			st, _, errText, _ := c.finalState(id)
+			b := Broken{URL: c.urls[id], Status: int(st), Error: errText}
+			if g != nil {
+				b.Inlinks = sortInlinks(g.inlinks[id])
+			}
+			rep.Broken = append(rep.Broken, b)
+		}
+		if !p.own() {
+			continue
+		}
+		u := c.urls[id]
+		if p.redirects() {
+			end, hops, loop := c.follow(id)
+			r := Redirect{URL: u, FinalURL: c.urls[end], Hops: hops, Loop: loop}
+			if e := &c.pages[end]; e.has(fRecord) {
+				r.FinalStatus = int(e.status)
+			}
+			rep.Redirects = append(rep.Redirects, r)
+		}
+		issue := c.canonicalIssue(id)
+		if issue != "" {
+			rep.Canonicals = append(rep.Canonicals, CanonicalIssue{URL: u, Canonical: p.canonical, Issue: issue})
+		}
+		if g != nil && p.has(fInSitemap) && !linked.has(id) {
+			rep.Orphans = append(rep.Orphans, u)
+		}
+		if c.sitemap && p.htmlOK() && !p.has(fNoindex) && issue == "" && p.has(fViaLinks) && !p.has(fInSitemap) {
+			rep.NotInSitemap = append(rep.NotInSitemap, u)
+		}
+		if p.has(fInSitemap) {
+			if s := sitemapIssue(p, issue); s != "" {
+				rep.SitemapIssues = append(rep.SitemapIssues, SitemapIssue{URL: u, Issue: s})
+			}
+		}
+		if p.has(fNoindex) {
+			rep.Noindex = append(rep.Noindex, u)
+		}
+		if p.has(fNofollow) {
+			rep.Nofollow = append(rep.Nofollow, u)
+		}
+		if p.htmlOK() {
+			titled = append(titled, id)
+			described = append(described, id)
+			if p.linkDepth >= 0 {
+				for len(rep.Depth) <= int(p.linkDepth) {
+					rep.Depth = append(rep.Depth, 0)
+				}
+				rep.Depth[p.linkDepth]++
+			}
+		}
+		if p.status != 0 {
+			slow.offer(id, p.durationMS, u)
+			large.offer(id, p.bytes, u)
+		}
+	}
+	rep.Titles = c.textCheck(titled, func(p *page) string { return p.title }, false)
+	rep.Descriptions = c.textCheck(described, func(p *page) string { return p.descr }, true)
+	for _, e := range slow.sorted() {
+		rep.Slowest = append(rep.Slowest, Slow{URL: c.urls[e.id], DurationMS: e.v})
+	}
+	for _, e := range large.sorted() {
+		rep.Largest = append(rep.Largest, Large{URL: c.urls[e.id], Bytes: e.v})
+	}
+	rep.Slowest, rep.Largest = orEmpty(rep.Slowest), orEmpty(rep.Largest)
+	if rep.Depth == nil {
+		rep.Depth = DepthCounts{}
+	}
+	sortLists(rep)
+}
+
+// count adds p to the overview.
+func (c *crawl) count(o *Overview, p *page) {
+	o.URLs++
+	switch {
+	case p.has(fDisallowed):
+		o.Disallowed++
+	case p.has(fOutOfScope):
+		o.OutOfScope++
+	}
+	if p.status == 0 && !p.has(fNetError) {
+		return
+	}
+	o.Fetched++
+	switch s := p.status; {
+	case s == 0:
+		o.ByStatus.Error++
+	case s == 304:
+		o.ByStatus.S304++
+	case s >= 200 && s <= 299:
+		o.ByStatus.S2xx++
+	case s >= 300 && s <= 399:
+		o.ByStatus.S3xx++
+	case s >= 400 && s <= 499:
+		o.ByStatus.S4xx++
+	case s >= 500:
+		o.ByStatus.S5xx++
+	}
+	if p.own() && p.effStatus >= 200 && p.effStatus <= 299 && p.has(fHTML) {
+		o.PagesHTML++
+	}
+}
+
+// sitemapIssue is the first issue of a URL a sitemap lists: disallowed,
+// redirect, not-200, noindex, canonicalised; canonical is its
+// canonicalIssue.
+func sitemapIssue(p *page, canonical string) string {
+	switch {
+	case p.has(fDisallowed):
+		return "disallowed"
+	case p.redirects():
+		return "redirect"
+	case p.effStatus != 200:
+		return "not-200"
+	case p.has(fNoindex):
+		return "noindex"
+	case canonical != "":
+		return "canonicalised"
+	}
+	return ""
+}
+
+// textCheck finds, among the pages ids, those without the text and the
+// texts more than one has.
+func (c *crawl) textCheck(ids []uint32, text func(*page) string, descr bool) TextCheck {
+	tc := TextCheck{Missing: []string{}, Duplicates: []Duplicate{}}
+	slices.SortFunc(ids, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(text(&c.pages[a]), text(&c.pages[b])), cmp.Compare(c.urls[a], c.urls[b]))
+	})
+	for i := 0; i < len(ids); {
+		t := text(&c.pages[ids[i]])
+		j := i + 1
+		for j < len(ids) && text(&c.pages[ids[j]]) == t {
+			j++
+		}
+		switch {
+		case t == "":
+			for _, id := range ids[i:j] {
+				tc.Missing = append(tc.Missing, c.urls[id])
+			}
+		case j-i > 1:
+			d := Duplicate{URLs: make([]string, 0, j-i)}
+			for _, id := range ids[i:j] {
+				d.URLs = append(d.URLs, c.urls[id])
+			}
+			if descr {
+				d.Description = t
+			} else {
+				d.Title = t
+			}
+			tc.Duplicates = append(tc.Duplicates, d)
+		}
+		i = j
+	}
+	slices.SortFunc(tc.Duplicates, func(a, b Duplicate) int { return cmp.Compare(a.URLs[0], b.URLs[0]) })
+	return tc
+}
+
+// top keeps the TopN greatest values offered, ties to the lesser URL.
+type top struct{ e []topEntry }
+
+type topEntry struct {
+	id  uint32
+	v   int64
+	url string
+}
+
+func (e topEntry) before(o topEntry) bool { return e.v > o.v || e.v == o.v && e.url < o.url }
+
+func (t *top) offer(id uint32, v int64, url string) {
+	e := topEntry{id, v, url}
+	if len(t.e) == TopN && !e.before(t.e[TopN-1]) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(t.e, e, func(a, b topEntry) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	t.e = slices.Insert(t.e, i, e)
+	if len(t.e) > TopN {
+		t.e = t.e[:TopN]
+	}
+}
+
+// sorted is the entries by URL, as every list of the report is.
+func (t *top) sorted() []topEntry {
+	s := slices.Clone(t.e)
+	slices.SortFunc(s, func(a, b topEntry) int { return cmp.Compare(a.url, b.url) })
+	return s
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func sortInlinks(in []Inlink) []Inlink {
+	in = orEmpty(in)
+	slices.SortFunc(in, func(a, b Inlink) int { return cmp.Compare(a.From, b.From) })
+	return in
+}
+
+// sortLists sorts every list of rep by URL.
+func sortLists(rep *Report) {
+	slices.SortFunc(rep.Broken, func(a, b Broken) int { return cmp.Compare(a.URL, b.URL) })
+	slices.SortFunc(rep.Redirects, func(a, b Redirect) int { return cmp.Compare(a.URL, b.URL) })
+	slices.SortFunc(rep.SitemapIssues, func(a, b SitemapIssue) int { return cmp.Compare(a.URL, b.URL) })
+	slices.SortFunc(rep.Canonicals, func(a, b CanonicalIssue) int { return cmp.Compare(a.URL, b.URL) })
+	for _, s := range [][]string{rep.Orphans, rep.NotInSitemap, rep.Noindex, rep.Nofollow, rep.Titles.Missing, rep.Descriptions.Missing} {
+		slices.Sort(s)
+	}
+}
+
+// itoa is strconv.Itoa for the formats.
+func itoa[T int | int32 | int64](n T) string { return strconv.FormatInt(int64(n), 10) }

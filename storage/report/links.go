@@ -1,0 +1,243 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+)
+
+// linkChunk is how much of the link graph one worker parses at a time.
+const linkChunk = 1 << 20
+
+// linkWorkers is how many goroutines parse the link graph: reading it is
+// the report's longest step, and the machines it runs on have two cores
+// or more.
+const linkWorkers = 2
+
+// bitset is a set of URL ids.
+type bitset []uint64
+
+func newBitset(n int) bitset        { return make(bitset, (n+63)/64) }
+func (b bitset) set(id uint32)      { b[id/64] |= 1 << (id % 64) }
+func (b bitset) has(id uint32) bool { return b[id/64]&(1<<(id%64)) != 0 }
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+// navigational reports whether a link of kind takes a reader (or a
+// crawler following links) to its target, for orphans: a, area, frames,
+// a meta refresh and a redirect do; a stylesheet, script, image, a
+// <link> (rel=next and the like), canonical and hreflang do not.
+func navigational(kind string) bool {
+	switch kind {
+	case "a", "area", "frame", "iframe", "meta-refresh", "redirect":
+		return true
+	}
+	return false
+}
+
+// graph is what the report keeps of the link graph: which URLs fetched
+// pages link to, and the pages linking to each broken URL.
+type graph struct {
+	linked  bitset
+	inlinks map[uint32][]Inlink // by the broken URL's id, sorted by from
+	skip    skipped
+}
+
+// inKey is a broken URL's id and a page linking to it.
+type inKey struct {
+	to   uint32
+	from string
+}
+
+// inVal is the anchor kept for an inKey: the first non-empty one, by line.
+type inVal struct {
+	anchor string
+	line   int
+}
+
+// linkWorker parses chunks of the link graph; the crawl it looks URLs up
+// in is only read.
+type linkWorker struct {
+	c      *crawl
+	broken bitset
+	linked bitset
+	in     map[inKey]inVal
+	skip   skipped
+	raw    rawLink
+	l      link
+}
+
+// chunk is whole lines of the link graph, the first numbered first.
+type chunk struct {
+	buf   []byte
+	first int
+}
+
+func (w *linkWorker) parse(ch chunk) {
+	no := ch.first
+	for rest := ch.buf; len(rest) > 0; no++ {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if len(line) > maxLine || !parseLink(line, &w.raw, &w.l) {
+			w.skip.add(no)
+			continue
+		}
+		w.link(no)
+	}
+}
+
+// link takes in the line just parsed.
+func (w *linkWorker) link(no int) {
+	to, ok := w.c.lookup(w.l.to)
+	if !ok {
+		return // a URL the crawl has no record of: nothing to say of it
+	}
+	if navigational(w.l.kind) {
+		if from, ok := w.c.lookup(w.l.from); !ok || from != to {
+			w.linked.set(to)
+		}
+	}
+	if !w.broken.has(to) {
+		return
+	}
+	// Lines come in order, so the first non-empty anchor is kept.
+	k := inKey{to: to, from: w.l.from}
+	v, seen := w.in[k]
+	if seen && v.anchor != "" {
+		return
+	}
+	anchor := anchorOf(&w.raw, &w.l)
+	if seen && anchor == "" {
+		return
+	}
+	if !seen {
+		k.from = strings.Clone(k.from)
+	}
+	w.in[k] = inVal{anchor: anchor, line: no}
+}
+
+// better reports whether v is the anchor to keep over old: a non-empty
+// one over an empty one, else the one of the earlier line.
+func (v inVal) better(old inVal) bool {
+	if (v.anchor == "") != (old.anchor == "") {
+		return v.anchor != ""
+	}
+	return v.line < old.line
+}
+
+// readLinks streams the link graph r: one goroutine reads it in chunks
+// of whole lines, linkWorkers parse them, each into sets of its own that
+// are merged at the end. broken is the ids whose inlinks are kept.
+func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
+	work := make(chan chunk, linkWorkers)
+	free := make(chan []byte, 2*linkWorkers)
+	workers := make([]*linkWorker, linkWorkers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		w := &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{}}
+		workers[i] = w
+		wg.Go(func() {
+			for ch := range work {
+				w.parse(ch)
+				select {
+				case free <- ch.buf[:0]:
+				default:
+				}
+			}
+		})
+	}
+	g := &graph{}
+	err := splitChunks(r, free, work, &g.skip)
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	g.linked = workers[0].linked
+	all := workers[0].in
+	for _, w := range workers[1:] {
+		g.linked.or(w.linked)
+		for k, v := range w.in {
+			if old, ok := all[k]; !ok || v.better(old) {
+				all[k] = v
+			}
+		}
+	}
+	for _, w := range workers {
+		g.skip.merge(w.skip)
+	}
+	g.inlinks = map[uint32][]Inlink{}
+	for k, v := range all {
+		g.inlinks[k.to] = append(g.inlinks[k.to], Inlink{From: k.from, Anchor: v.anchor})
+	}
+	return g, nil
+}
+
+// splitChunks reads r into chunks of whole lines for work, taking buffers
+// from free when it has some. A line longer than maxLine is skipped (and
+// counted in skip) without being held whole.
+func splitChunks(r io.Reader, free chan []byte, work chan<- chunk, skip *skipped) error {
+	var carry []byte
+	no, eof, discarding := 1, false, false
+	for !eof {
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
+			buf = make([]byte, 0, linkChunk)
+		}
+		if need := len(carry) + linkChunk/2; cap(buf) < need {
+			buf = make([]byte, 0, need+linkChunk/2)
+		}
+		buf = append(buf[:0], carry...)
+		for len(buf) < cap(buf) && !eof {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			switch {
+			case errors.Is(err, io.EOF):
+				eof = true
+			case err != nil:
+				return err
+			}
+		}
+		if discarding {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				carry = carry[:0]
+				continue
+			}
+			buf, discarding = buf[:copy(buf, buf[i+1:])], false
+			no++
+		}
+		end := bytes.LastIndexByte(buf, '\n') + 1
+		if eof {
+			end = len(buf) // the last line, with or without its newline
+		}
+		if end == 0 {
+			if len(buf) > maxLine {
+				skip.add(no)
+				discarding, carry = true, carry[:0]
+			} else {
+				carry = append(carry[:0], buf...)
+			}
+			continue
+		}
+		carry = append(carry[:0], buf[end:]...)
+		work <- chunk{buf: buf[:end], first: no}
+		no += bytes.Count(buf[:end], []byte{'\n'})
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
+
+// Table is one table of the report as rows of text: what the text, CSV
+// and HTML formats write.
+type Table struct {
+	Name    string // the JSON member, and the CSV file's name without .csv
+	Title   string
+	Columns []string
+	Rows    [][]string
+	// Note says why a table was not made (Rows is then empty); "" for a
+	// table that was.
+	Note string
+}
+
+// Tables returns the report's tables in the order of the JSON members.
+// Flat makes one row per inlink of a broken URL, for CSV; otherwise a
+// broken URL's inlinks are one cell, a line each.
+//
+// The rows of slowest and largest are by value, greatest first; those of
+// every other table by URL.
+func (r *Report) Tables(flat bool) []Table {
+	o := r.Overview
+	ts := []Table{{
+		Name: "overview", Title: "Overview", Columns: []string{"measure", "count"},
+		Rows: [][]string{
+			{"urls", itoa(o.URLs)}, {"fetched", itoa(o.Fetched)},
+			{"2xx", itoa(o.ByStatus.S2xx)}, {"3xx", itoa(o.ByStatus.S3xx)}, {"304", itoa(o.ByStatus.S304)},
+			{"4xx", itoa(o.ByStatus.S4xx)}, {"5xx", itoa(o.ByStatus.S5xx)}, {"error", itoa(o.ByStatus.Error)},
+			{"disallowed", itoa(o.Disallowed)}, {"out_of_scope", itoa(o.OutOfScope)}, {"pages_html", itoa(o.PagesHTML)},
+		},
+	}}
+	broken := Table{Name: "broken", Title: "Broken URLs (4xx, 5xx, no answer) and the pages linking to them",
+		Columns: []string{"url", "status", "error", "linked from", "anchor"}}
+	if !flat {
+		broken.Columns = broken.Columns[:4]
+	}
+	for _, b := range r.Broken {
+		row := []string{b.URL, itoa(b.Status), b.Error}
+		switch {
+		case flat && len(b.Inlinks) == 0:
+			broken.Rows = append(broken.Rows, append(row, "", ""))
+		case flat:
+			for _, in := range b.Inlinks {
+				broken.Rows = append(broken.Rows, append(slices.Clip(row), in.From, in.Anchor))
+			}
+		default:
+			cell := ""
+			for i, in := range b.Inlinks {
+				if i > 0 {
+					cell += "\n"
+				}
+				cell += in.From
+				if in.Anchor != "" {
+					cell += " “" + in.Anchor + "”"
+				}
+			}
+			broken.Rows = append(broken.Rows, append(row, cell))
+		}
+	}
+	if !r.HasLinks {
+		broken.Note = "the pages linking to each are not known: no link graph was read"
+	}
+	ts = append(ts, broken)
+
+	red := Table{Name: "redirects", Title: "Redirects", Columns: []string{"url", "final_url", "final_status", "hops", "loop"}}
+	for _, x := range r.Redirects {
+		red.Rows = append(red.Rows, []string{x.URL, x.FinalURL, itoa(x.FinalStatus), itoa(x.Hops), strconv.FormatBool(x.Loop)})
+	}
+	ts = append(ts, red)
+
+	orphans := urlTable("orphans", "Orphans: URLs a sitemap lists that no fetched page links to", r.Orphans)
+	if r.Orphans == nil {
+		orphans.Note = "not made: no link graph was read"
+	}
+	nis := urlTable("not_in_sitemap", "Indexable pages reached by links that no sitemap lists", r.NotInSitemap)
+	if r.NotInSitemap == nil {
+		nis.Note = "not made: no sitemap was read"
+	}
+	ts = append(ts, orphans, nis)
+
+	si := Table{Name: "sitemap_issues", Title: "URLs a sitemap lists that it should not", Columns: []string{"url", "issue"}}
+	for _, x := range r.SitemapIssues {
+		si.Rows = append(si.Rows, []string{x.URL, x.Issue})
+	}
+	ts = append(ts, si,
+		urlTable("noindex", "Pages with noindex", r.Noindex),
+		urlTable("nofollow", "Pages with nofollow", r.Nofollow))
+
+	can := Table{Name: "canonicals", Title: "Canonical URLs to another URL", Columns: []string{"url", "canonical", "issue"}}
+	for _, x := range r.Canonicals {
+		can.Rows = append(can.Rows, []string{x.URL, x.Canonical, x.Issue})
+	}
+	ts = append(ts, can,
+		textTable("titles", "Titles missing or duplicated (200 HTML pages)", "title", r.Titles),
+		textTable("descriptions", "Meta descriptions missing or duplicated (200 HTML pages)", "description", r.Descriptions))
+
+	depth := Table{Name: "depth", Title: "200 HTML pages by link depth", Columns: []string{"link_depth", "pages"}}
+	for d, n := range r.Depth {
+		if n > 0 {
+			depth.Rows = append(depth.Rows, []string{itoa(d), itoa(n)})
+		}
+	}
+	ts = append(ts, depth)
+
+	slow := Table{Name: "slowest", Title: "Slowest pages", Columns: []string{"url", "duration_ms"}}
+	for _, x := range byValue(r.Slowest, func(s Slow) int64 { return s.DurationMS }, func(s Slow) string { return s.URL }) {
+		slow.Rows = append(slow.Rows, []string{x.URL, itoa(x.DurationMS)})
+	}
+	large := Table{Name: "largest", Title: "Largest pages", Columns: []string{"url", "bytes"}}
+	for _, x := range byValue(r.Largest, func(l Large) int64 { return l.Bytes }, func(l Large) string { return l.URL }) {
+		large.Rows = append(large.Rows, []string{x.URL, itoa(x.Bytes)})
+	}
+	ts = append(ts, slow, large)
+
+	if c := r.Compare; c != nil {
+		t := Table{Name: "compare", Title: "Changes since the previous inventory", Columns: []string{"url", "change", "old", "new"}}
+		for _, u := range c.New {
+			t.Rows = append(t.Rows, []string{u, "new", "", ""})
+		}
+		for _, u := range c.Gone {
+			t.Rows = append(t.Rows, []string{u, "gone", "", ""})
+		}
+		for _, x := range c.Changes {
+			t.Rows = append(t.Rows, []string{x.URL, x.Field, x.Old, x.New})
+		}
+		slices.SortStableFunc(t.Rows, func(a, b []string) int { return cmp.Compare(a[0], b[0]) })
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func urlTable(name, title string, urls []string) Table {
+	t := Table{Name: name, Title: title, Columns: []string{"url"}}
+	for _, u := range urls {
+		t.Rows = append(t.Rows, []string{u})
+	}
+	return t
+}
+
+// textTable is a TextCheck as rows of issue (missing or duplicate), the
+// text and a URL: the missing first, then each duplicate's URLs.
+func textTable(name, title, text string, tc TextCheck) Table {
+	t := Table{Name: name, Title: title, Columns: []string{"issue", text, "url"}}
+	for _, u := range tc.Missing {
+		t.Rows = append(t.Rows, []string{"missing", "", u})
+	}
+	for _, d := range tc.Duplicates {
+		for _, u := range d.URLs {
+			t.Rows = append(t.Rows, []string{"duplicate", d.Text(), u})
+		}
+	}
+	return t
+}
+
+// byValue is s by value, greatest first, ties by URL.
+func byValue[T any](s []T, v func(T) int64, url func(T) string) []T {
+	s = slices.Clone(s)
+	slices.SortFunc(s, func(a, b T) int { return cmp.Or(cmp.Compare(v(b), v(a)), cmp.Compare(url(a), url(b))) })
+	return s
+}
