@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strconv"
 
@@ -145,7 +146,7 @@ func (c *crawl) brokenSet() bitset {
 // canonical, or one to itself).
 func (c *crawl) canonicalIssue(id uint32) string {
 	p := &c.pages[id]
-	if p.canonical == "" {
+	if p.canonical == "" { // none, or the URL itself
 		return ""
 	}
 	k, err := frontier.Canonicalize(p.canonical, 1<<20)
@@ -196,8 +197,8 @@ func (c *crawl) fill(rep *Report, broken bitset, g *graph) {
 	}
 	var titled, described []uint32
 	var slow, large top
-	for i := range c.pages {
-		id, p := uint32(i), &c.pages[i]
+	for _, id := range c.order() { // in URL order, so the lists are too
+		p := &c.pages[id]
 		if !p.has(fRecord) {
 			continue
 		}
@@ -325,39 +326,90 @@ func sitemapIssue(p *page, canonical string) string {
 }
 
 // textCheck finds, among the pages ids, those without the text and the
-// texts more than one has.
+// texts more than one has. The pages are sorted by a hash of their text,
+// numbers rather than strings in memory all over the heap; only the pages
+// of one hash are compared by text.
 func (c *crawl) textCheck(ids []uint32, text func(*page) string, descr bool) TextCheck {
 	tc := TextCheck{Missing: []string{}, Duplicates: []Duplicate{}}
-	slices.SortFunc(ids, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(text(&c.pages[a]), text(&c.pages[b])), cmp.Compare(c.urls[a], c.urls[b]))
-	})
-	for i := 0; i < len(ids); {
-		t := text(&c.pages[ids[i]])
+	type hashed struct {
+		h  uint64
+		id uint32
+	}
+	seed := maphash.MakeSeed()
+	hs := make([]hashed, 0, len(ids))
+	for _, id := range ids {
+		if t := text(&c.pages[id]); t == "" {
+			tc.Missing = append(tc.Missing, c.urls[id])
+		} else {
+			hs = append(hs, hashed{maphash.String(seed, t), id})
+		}
+	}
+	slices.SortFunc(hs, func(a, b hashed) int { return cmp.Compare(a.h, b.h) })
+	var group []uint32
+	for i := 0; i < len(hs); {
 		j := i + 1
-		for j < len(ids) && text(&c.pages[ids[j]]) == t {
+		for j < len(hs) && hs[j].h == hs[i].h {
 			j++
 		}
-		switch {
-		case t == "":
-			for _, id := range ids[i:j] {
-				tc.Missing = append(tc.Missing, c.urls[id])
+		if j-i > 1 {
+			group = group[:0]
+			for _, e := range hs[i:j] {
+				group = append(group, e.id)
 			}
-		case j-i > 1:
-			d := Duplicate{URLs: make([]string, 0, j-i)}
-			for _, id := range ids[i:j] {
-				d.URLs = append(d.URLs, c.urls[id])
+			c.byURL(group)
+			// Split the pages of one hash by their text, in URL order:
+			// almost always one text, however many pages.
+			byText := map[string][]uint32{}
+			var texts []string
+			for _, id := range group {
+				t := text(&c.pages[id])
+				if byText[t] == nil {
+					texts = append(texts, t)
+				}
+				byText[t] = append(byText[t], id)
 			}
-			if descr {
-				d.Description = t
-			} else {
-				d.Title = t
+			for _, t := range texts {
+				if ids := byText[t]; len(ids) > 1 {
+					d := Duplicate{URLs: make([]string, len(ids))}
+					for k, id := range ids {
+						d.URLs[k] = c.urls[id]
+					}
+					if descr {
+						d.Description = t
+					} else {
+						d.Title = t
+					}
+					tc.Duplicates = append(tc.Duplicates, d)
+				}
 			}
-			tc.Duplicates = append(tc.Duplicates, d)
 		}
 		i = j
 	}
 	slices.SortFunc(tc.Duplicates, func(a, b Duplicate) int { return cmp.Compare(a.URLs[0], b.URLs[0]) })
 	return tc
+}
+
+// order returns every id in the order of their URLs, found once: each
+// sort by URL after that (byURL) compares numbers.
+func (c *crawl) order() []uint32 {
+	if c.sorted == nil {
+		c.sorted = make([]uint32, len(c.urls))
+		for i := range c.sorted {
+			c.sorted[i] = uint32(i)
+		}
+		slices.SortFunc(c.sorted, func(a, b uint32) int { return cmp.Compare(c.urls[a], c.urls[b]) })
+		c.rank = make([]uint32, len(c.urls))
+		for r, id := range c.sorted {
+			c.rank[id] = uint32(r)
+		}
+	}
+	return c.sorted
+}
+
+// byURL sorts ids by their URLs.
+func (c *crawl) byURL(ids []uint32) {
+	c.order()
+	slices.SortFunc(ids, func(a, b uint32) int { return cmp.Compare(c.rank[a], c.rank[b]) })
 }
 
 // top keeps the TopN greatest values offered, ties to the lesser URL.

@@ -17,8 +17,8 @@ func compare(old, now *crawl) *Comparison {
 		if !p.own() {
 			continue
 		}
-		oid, ok := old.ids[u]
-		if !ok || !old.pages[oid].own() || old.urls[oid] != u {
+		oid, ok := old.id(u)
+		if !ok || !old.pages[oid].own() {
 			cmpr.New = append(cmpr.New, u)
 			continue
 		}
@@ -30,14 +30,14 @@ func compare(old, now *crawl) *Comparison {
 		}
 		add("status", strconv.Itoa(int(q.effStatus)), strconv.Itoa(int(p.effStatus)))
 		add("title", q.title, p.title)
-		add("canonical", q.canonical, p.canonical)
+		add("canonical", old.canonicalOf(oid), now.canonicalOf(uint32(id)))
 		add("noindex", strconv.FormatBool(q.has(fNoindex)), strconv.FormatBool(p.has(fNoindex)))
 	}
 	for id, u := range old.urls {
 		if !old.pages[id].own() {
 			continue
 		}
-		if nid, ok := now.ids[u]; !ok || !now.pages[nid].own() || now.urls[nid] != u {
+		if nid, ok := now.id(u); !ok || !now.pages[nid].own() {
 			cmpr.Gone = append(cmpr.Gone, u)
 		}
 	}

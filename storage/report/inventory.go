@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -47,6 +48,7 @@ const (
 	fLoopError                      // the engine said "redirect loop"
 	fViaLinks                       // reached by following links from a seed (link_depth, or found_via)
 	fViaSitemap                     // found in a sitemap
+	fCanonSelf                      // the canonical is the URL as written (canonical is then "", to save memory)
 )
 
 // page is what the report keeps of one URL: its last record, bar the
@@ -63,30 +65,36 @@ type page struct {
 	errText    string
 	title      string
 	descr      string
-	canonical  string
+	canonical  string // "" when none, or fCanonSelf
 }
 
 func (p *page) has(f uint16) bool { return p.flags&f != 0 }
 
 // crawl is the inventory read: the URLs interned to ids, and each one's page.
 type crawl struct {
-	ids     map[string]uint32 // a URL as written, and its canonical key when that differs, to its id
+	ids     index             // a URL as written to its id
+	aliases map[string]uint32 // a recorded URL's canonical key, when it differs from the URL, to its id
 	urls    []string          // id to URL
 	pages   []page            // id to page
+	sorted  []uint32          // the ids in URL order; see order
+	rank    []uint32          // id to its place in URL order
 	skip    skipped
 	sitemap bool // some record shows that a sitemap was read
 }
 
-func newCrawl() *crawl { return &crawl{ids: map[string]uint32{}} }
+func newCrawl() *crawl { return &crawl{ids: newIndex(), aliases: map[string]uint32{}} }
+
+// id returns the id of u as written.
+func (c *crawl) id(u string) (uint32, bool) { return c.ids.find(c.urls, u) }
 
 // intern returns the id of u, giving it one if it has none.
 func (c *crawl) intern(u string) uint32 {
-	if id, ok := c.ids[u]; ok {
+	if id, ok := c.id(u); ok {
 		return id
 	}
 	id := uint32(len(c.urls))
-	c.ids[u] = id
 	c.urls = append(c.urls, u)
+	c.ids.add(c.urls, id)
 	c.pages = append(c.pages, page{linkDepth: -1})
 	return id
 }
@@ -95,33 +103,79 @@ func (c *crawl) intern(u string) uint32 {
 // written, without its fragment, or by its canonical key (the identity
 // the crawler gives URLs, see the README's "Each URL once").
 func (c *crawl) lookup(u string) (uint32, bool) {
-	if id, ok := c.ids[u]; ok {
+	if id, ok := c.id(u); ok {
 		return id, true
 	}
 	if i := strings.IndexByte(u, '#'); i >= 0 {
-		if id, ok := c.ids[u[:i]]; ok {
+		if id, ok := c.id(u[:i]); ok {
 			return id, true
 		}
 	}
-	if k, err := frontier.Canonicalize(u, 1<<20); err == nil {
-		id, ok := c.ids[k.Key]
-		return id, ok
+	k, err := frontier.Canonicalize(u, 1<<20)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
+	if id, ok := c.id(k.Key); ok {
+		return id, true
+	}
+	id, ok := c.aliases[k.Key]
+	return id, ok
 }
 
 // readInventory reads the JSON Lines inventory r into c, each record
 // over the earlier ones of its URL. Malformed lines are counted in c.skip.
+// Decoding, most of the work, is done by the pipeline's goroutines; one
+// more applies the records in the order of the file.
 func (c *crawl) readInventory(r io.Reader) error {
-	var rec record
-	return eachLine(r, &c.skip, func(line []byte, no int) {
-		rec = record{}
-		if err := json.Unmarshal(line, &rec); err != nil || rec.URL == "" {
-			c.skip.add(no)
-			return
+	type decoded struct {
+		seq  int
+		recs []record
+	}
+	done := make(chan decoded, linkWorkers)
+	applied := make(chan struct{})
+	go func() {
+		defer close(applied)
+		next, held := 0, map[int][]record{}
+		for d := range done {
+			held[d.seq] = d.recs
+			for recs, ok := held[next]; ok; recs, ok = held[next] {
+				delete(held, next)
+				for i := range recs {
+					c.apply(&recs[i])
+				}
+				next++
+			}
 		}
-		c.apply(&rec)
+	}()
+	var skips [linkWorkers]skipped
+	err := pipeline(r, &c.skip, func(w int, ch chunk) {
+		var recs []record
+		no := ch.first
+		for rest := ch.buf; len(rest) > 0; no++ {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				continue
+			}
+			var rec record
+			if len(line) > maxLine || json.Unmarshal(line, &rec) != nil || rec.URL == "" {
+				skips[w].add(no)
+				continue
+			}
+			recs = append(recs, rec)
+		}
+		done <- decoded{ch.seq, recs}
 	})
+	close(done)
+	<-applied
+	for _, s := range skips {
+		c.skip.merge(s)
+	}
+	return err
 }
 
 // refusals are the starts of the errors the engine writes for a URL it
@@ -153,6 +207,9 @@ func (c *crawl) apply(rec *record) {
 			p.flags |= f
 		}
 	}
+	if rec.Canonical == rec.URL {
+		p.flags, p.canonical = p.flags|fCanonSelf, ""
+	}
 	set(fExternal, rec.External)
 	set(fHTML, isHTML(rec))
 	// A URL a sitemap listed stays listed: a later record of it made
@@ -175,7 +232,7 @@ func (c *crawl) apply(rec *record) {
 	if rec.NotModified && rec.Status == 304 && prev.has(fRecord) {
 		// Unchanged since the answer before: that answer's facts
 		// stand, and its status is the page's for the tables.
-		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow)
+		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow|fCanonSelf)
 		p.effStatus, p.bytes = prev.effStatus, prev.bytes
 		p.title, p.descr, p.canonical = prev.title, prev.descr, prev.canonical
 		if p.linkDepth < 0 {
@@ -192,6 +249,14 @@ func (c *crawl) apply(rec *record) {
 		}
 	}
 	c.pages[id] = p
+}
+
+// canonicalOf is the canonical URL of id's page; "" for none.
+func (c *crawl) canonicalOf(id uint32) string {
+	if c.pages[id].has(fCanonSelf) {
+		return c.urls[id]
+	}
+	return c.pages[id].canonical
 }
 
 func refused(errText string) bool {
@@ -225,8 +290,8 @@ func (c *crawl) addAliases() {
 		if err != nil || k.Key == c.urls[id] {
 			continue
 		}
-		if _, taken := c.ids[k.Key]; !taken {
-			c.ids[k.Key] = uint32(id)
+		if _, taken := c.id(k.Key); !taken {
+			c.aliases[k.Key] = uint32(id)
 		}
 	}
 }

@@ -40,6 +40,16 @@ func navigational(kind string) bool {
 	return false
 }
 
+// sameURL reports whether a link from from to to is to its own page: to
+// is from, but for a fragment. (A link to another form of the same URL
+// is taken as a link: looking from up too would double the lookups.)
+func sameURL(from, to string) bool {
+	if i := strings.IndexByte(to, '#'); i >= 0 {
+		to = to[:i]
+	}
+	return from == to
+}
+
 // graph is what the report keeps of the link graph: which URLs fetched
 // pages link to, and the pages linking to each broken URL.
 type graph struct {
@@ -75,7 +85,8 @@ type linkWorker struct {
 // chunk is whole lines of the link graph, the first numbered first.
 type chunk struct {
 	buf   []byte
-	first int
+	first int // the number of its first line
+	seq   int // its place among the chunks, from 0
 }
 
 func (w *linkWorker) parse(ch chunk) {
@@ -105,10 +116,8 @@ func (w *linkWorker) link(no int) {
 	if !ok {
 		return // a URL the crawl has no record of: nothing to say of it
 	}
-	if navigational(w.l.kind) {
-		if from, ok := w.c.lookup(w.l.from); !ok || from != to {
-			w.linked.set(to)
-		}
+	if navigational(w.l.kind) && !sameURL(w.l.from, w.l.to) {
+		w.linked.set(to)
 	}
 	if !w.broken.has(to) {
 		return
@@ -138,32 +147,16 @@ func (v inVal) better(old inVal) bool {
 	return v.line < old.line
 }
 
-// readLinks streams the link graph r: one goroutine reads it in chunks
-// of whole lines, linkWorkers parse them, each into sets of its own that
-// are merged at the end. broken is the ids whose inlinks are kept.
+// readLinks streams the link graph r through linkWorkers parsers, each
+// into sets of its own that are merged at the end. broken is the ids
+// whose inlinks are kept.
 func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
-	work := make(chan chunk, linkWorkers)
-	free := make(chan []byte, 2*linkWorkers)
 	workers := make([]*linkWorker, linkWorkers)
-	var wg sync.WaitGroup
 	for i := range workers {
-		w := &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{}}
-		workers[i] = w
-		wg.Go(func() {
-			for ch := range work {
-				w.parse(ch)
-				select {
-				case free <- ch.buf[:0]:
-				default:
-				}
-			}
-		})
+		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{}}
 	}
 	g := &graph{}
-	err := splitChunks(r, free, work, &g.skip)
-	close(work)
-	wg.Wait()
-	if err != nil {
+	if err := pipeline(r, &g.skip, func(w int, ch chunk) { workers[w].parse(ch) }); err != nil {
 		return nil, err
 	}
 	g.linked = workers[0].linked
@@ -186,12 +179,36 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 	return g, nil
 }
 
+// pipeline reads r in chunks of whole lines, numbered in order, and has
+// linkWorkers goroutines run parse on them, each chunk once, the worker's
+// number (0 to linkWorkers-1) given. It returns when all are parsed.
+func pipeline(r io.Reader, skip *skipped, parse func(worker int, ch chunk)) error {
+	work := make(chan chunk, linkWorkers)
+	free := make(chan []byte, 2*linkWorkers)
+	var wg sync.WaitGroup
+	for w := range linkWorkers {
+		wg.Go(func() {
+			for ch := range work {
+				parse(w, ch)
+				select {
+				case free <- ch.buf[:0]:
+				default:
+				}
+			}
+		})
+	}
+	err := splitChunks(r, free, work, skip)
+	close(work)
+	wg.Wait()
+	return err
+}
+
 // splitChunks reads r into chunks of whole lines for work, taking buffers
 // from free when it has some. A line longer than maxLine is skipped (and
 // counted in skip) without being held whole.
 func splitChunks(r io.Reader, free chan []byte, work chan<- chunk, skip *skipped) error {
 	var carry []byte
-	no, eof, discarding := 1, false, false
+	no, seq, eof, discarding := 1, 0, false, false
 	for !eof {
 		var buf []byte
 		select {
@@ -236,7 +253,8 @@ func splitChunks(r io.Reader, free chan []byte, work chan<- chunk, skip *skipped
 			continue
 		}
 		carry = append(carry[:0], buf[end:]...)
-		work <- chunk{buf: buf[:end], first: no}
+		work <- chunk{buf: buf[:end], first: no, seq: seq}
+		seq++
 		no += bytes.Count(buf[:end], []byte{'\n'})
 	}
 	return nil

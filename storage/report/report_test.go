@@ -43,8 +43,11 @@ func build(t *testing.T, links, previous bool) *Report {
 
 func TestGolden(t *testing.T) {
 	r := build(t, true, true)
-	var got bytes.Buffer
-	if err := WriteJSON(&got, r); err != nil {
+	var compact, got bytes.Buffer
+	if err := WriteJSON(&compact, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Indent(&got, compact.Bytes(), "", "  "); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "report.golden.json")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -85,21 +86,27 @@ func scanLink(line []byte, l *rawLink) bool {
 
 // scanString reads the JSON string starting at line[i]: its contents
 // between the quotes, whether they hold an escape, and the index after
-// the closing quote. A control character or a missing quote is not ok.
+// the closing quote. A missing quote is not ok. (Control characters,
+// which JSON does not allow in a string, are let through: the link
+// graph's writer never writes them, and they do no harm here.)
 func scanString(line []byte, i int) (val []byte, esc bool, next int, ok bool) {
 	if i >= len(line) || line[i] != '"' {
 		return nil, false, 0, false
 	}
 	start := i + 1
+	end := bytes.IndexByte(line[start:], '"')
+	if end < 0 {
+		return nil, false, 0, false
+	}
+	if bytes.IndexByte(line[start:start+end], '\\') < 0 {
+		return line[start : start+end], false, start + end + 1, true
+	}
 	for j := start; j < len(line); j++ {
-		switch c := line[j]; {
-		case c == '"':
-			return line[start:j], esc, j + 1, true
-		case c == '\\':
-			esc = true
+		switch line[j] {
+		case '"':
+			return line[start:j], true, j + 1, true
+		case '\\':
 			j++ // the escaped byte; a \u's hex digits are plain bytes
-		case c < 0x20:
-			return nil, false, 0, false
 		}
 	}
 	return nil, false, 0, false

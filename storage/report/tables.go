@@ -36,7 +36,7 @@ func (r *Report) Tables(flat bool) []Table {
 		},
 	}}
 	broken := Table{Name: "broken", Title: "Broken URLs (4xx, 5xx, no answer) and the pages linking to them",
-		Columns: []string{"url", "status", "error", "linked from", "anchor"}}
+		Columns: []string{"url", "status", "error", "from", "anchor"}}
 	if !flat {
 		broken.Columns = broken.Columns[:4]
 	}

@@ -13,12 +13,17 @@ import (
 	"text/tabwriter"
 )
 
-// WriteJSON writes the report as one JSON object and a newline.
+// WriteJSON writes the report as one JSON object on one line (a report
+// of a million URLs is large enough without indentation; jq shows it
+// indented).
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // WriteText writes the report for a reader: the overview, then each
