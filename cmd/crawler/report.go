@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime/debug"
+
+	"golang.org/x/term"
+
+	"github.com/politecrawl/crawler/storage/report"
+)
+
+const reportUsage = "report [-c FILE] [--urls FILE] [--links FILE] [--format text|json|csv|html] [--out PATH] [--compare OLD_URLS_FILE]"
+
+// reportRows is how many rows of each table the text report shows on a
+// terminal; written elsewhere (a pipe, a file) it shows them all.
+const reportRows = 10
+
+// reportMemoryLimit is the soft limit of the report's heap, unless
+// GOMEMLIMIT says otherwise: a report of a million URLs and twenty
+// million links stays under 1 GiB of memory.
+const reportMemoryLimit = 768 << 20
+
+// runReport is `crawler report`: the audit of a crawl's inventory and
+// link graph (see the README, "Audit report"). The files are the config's
+// output.urls and output.links, or those the flags name. Malformed lines
+// (a crawl still running, or killed) are skipped with a warning, and so
+// is a missing link graph: the tables that need it say so.
+//
+// Exit status: 0 when the report was written, 1 when an input could not
+// be read or the report not written, 2 for bad usage or a bad config.
+func runReport(_ context.Context, args []string, s stdio) error {
+	fset := flag.NewFlagSet("report", flag.ContinueOnError)
+	var cfgPath string
+	fset.StringVar(&cfgPath, "c", "", "take output.urls and output.links from the YAML config `FILE`")
+	fset.StringVar(&cfgPath, "config", "", "same as -c `FILE`")
+	urls := fset.String("urls", "", "read the inventory from `FILE` (- = stdin; default: the config's output.urls)")
+	links := fset.String("links", "", "read the link graph from `FILE` (default: the config's output.links)")
+	format := fset.String("format", "text", "write `text`, json, csv (a file per table) or html (one self-contained file)")
+	out := fset.String("out", "", "write to `PATH`, a directory for csv (default: stdout)")
+	previous := fset.String("compare", "", "also list what changed since the inventory `OLD_URLS_FILE` of an earlier audit")
+	pos, err := parseFlags(fset, args, reportUsage, s.out)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usageErrorf("report: takes no arguments, got %q (usage: crawler %s)", pos[0], reportUsage)
+	case *format != "text" && *format != "json" && *format != "csv" && *format != "html":
+		return usageErrorf("report: --format: want text, json, csv or html, got %q", *format)
+	case *format == "csv" && (*out == "" || *out == "-"):
+		return usageErrorf("report: --format csv writes a file per table: give --out DIRECTORY")
+	}
+	if cfgPath != "" {
+		cfgURLs, cfgLinks, err := reportPaths(cfgPath)
+		if err != nil {
+			return err
+		}
+		if !isSet(fset, "urls") {
+			*urls = cfgURLs
+		}
+		if !isSet(fset, "links") {
+			*links = cfgLinks
+		}
+	}
+	switch {
+	case *urls == "":
+		return usageErrorf("report: no inventory: give --urls FILE, or -c FILE with output.urls set")
+	case *urls == "-" && cfgPath != "" && !isSet(fset, "urls"):
+		return usageErrorf("report: %s: output.urls is stdout; give the file it went to with --urls FILE", cfgPath)
+	case *links == "-":
+		return usageErrorf("report: the link graph cannot be read from stdout; give --links FILE")
+	}
+	if os.Getenv("GOGC") == "" {
+		// main's GOGC of 400 suits a crawl's small heap; the report's
+		// heap is the inventory, which at 400 could grow to five times
+		// what it holds.
+		defer debug.SetGCPercent(debug.SetGCPercent(100))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A million URLs hold about 400 MiB; the collector works
+		// harder rather than let the heap pass this (see the README).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reportMemoryLimit))
+	}
+
+	in, names := report.Inputs{}, report.Names{Inventory: *urls, Links: *links, Previous: *previous}
+	if *urls == "-" {
+		in.Inventory, names.Inventory = s.in, "stdin"
+	} else {
+		f, err := os.Open(*urls)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		defer f.Close()
+		in.Inventory = f
+	}
+	if *links != "" {
+		f, err := os.Open(*links)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(s.err, "warning: %s: no such file: the crawl wrote no link graph there (yet)\n", *links)
+		case err != nil:
+			return fmt.Errorf("report: %w", err)
+		default:
+			defer f.Close()
+			in.Links = f
+		}
+	}
+	if *previous != "" {
+		f, err := os.Open(*previous)
+		if err != nil {
+			return fmt.Errorf("report: --compare: %w", err)
+		}
+		defer f.Close()
+		in.Previous = f
+	}
+
+	rep, err := report.Build(in, names)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(s.err, "warning: %s\n", w)
+	}
+	if in.Links == nil {
+		fmt.Fprintf(s.err, "warning: give the link graph with --links FILE (a crawl writes it when output.links or --links is set)\n")
+	}
+	if *format == "csv" {
+		if err := report.WriteCSV(*out, rep); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	}
+	return writeReport(*out, s.out, func(w io.Writer) error {
+		switch *format {
+		case "json":
+			return report.WriteJSON(w, rep)
+		case "html":
+			return report.WriteHTML(w, rep)
+		}
+		limit, more := 0, ""
+		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			limit, more = reportRows, "crawler report --format csv --out DIR, or --format html"
+		}
+		return report.WriteText(w, rep, limit, more)
+	})
+}
+
+// writeReport writes the report with write to the file path, or to
+// stdout when path is "" or "-".
+func writeReport(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		if err := write(stdout); err != nil {
+			return fmt.Errorf("report: write: %w", err)
+		}
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := errors.Join(write(f), f.Close()); err != nil {
+		return fmt.Errorf("report: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// reportPaths reads output.urls and output.links from the config at path.
+// The rest of the config is checked as crawl checks it, bar what only a
+// crawl needs (seeds): a report reads what a crawl of it wrote.
+func reportPaths(path string) (urls, links string, err error) {
+	data, err := readConfigFile(path)
+	if err != nil {
+		return "", "", usageErrorf("%v", err)
+	}
+	cfg, _, probs, _ := decodeConfig(path, data)
+	if len(probs) > 0 {
+		return "", "", configError(probs)
+	}
+	return cfg.Output.URLs, cfg.Output.Links, nil
+}
