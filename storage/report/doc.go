@@ -1,0 +1,105 @@
+// Package report makes the audit of a crawl, `crawler report`, from its
+// inventory (JSON Lines of storage.Record) and its link graph (JSON Lines
+// of storage.Link): the README's "Audit report" is the contract, and
+// Report's members are its table's.
+//
+// # Inputs
+//
+// The last record of a URL is its current state, wherever it is: a
+// resumed crawl's file, or several workers' files concatenated, are read
+// as one. Two facts outlive a later record: in_sitemap (a sitemap listed
+// the URL; a later record made without that sitemap in hand does not
+// unlist it) and, for a 304 revisit (not_modified), the page facts of the
+// answer before it (status for the page tables, HTML or not, title,
+// description, canonical, meta robots, bytes), which the 304 confirms;
+// the overview counts the 304 as a 304. A malformed line (a torn write of
+// a crawl still running or killed, or a line longer than 1 MiB) is skipped
+// and counted in a warning that gives the first one's number; a missing
+// link graph is a warning, and the tables that need it are null.
+//
+// A link's target is found as written, then without its fragment, then
+// by its canonical key (frontier.Canonicalize, the crawler's identity of
+// URLs); a target with no record is not in any table.
+//
+// # Tables
+//
+// External records (external: true, asked by scope.check_external) are
+// counted in overview and listed in broken, and in nothing else. Every
+// list is sorted by URL (slowest and largest too: the text, CSV and HTML
+// formats show those by value).
+//
+//   - overview: urls are the distinct URLs with a record; fetched those
+//     with an answer or a network error, by_status by their current
+//     status (error: no answer); disallowed is robots "disallowed";
+//     out_of_scope is an error starting "out of scope" (admit.go's
+//     "out of scope: REASON"); pages_html the 2xx HTML pages of the
+//     crawl's hosts. URLs not fetched for other reasons (max_pages, a
+//     host given up on, robots.txt unavailable) count in urls only.
+//   - broken: a final status of 400 or more, or a network error (status
+//     0 with an error that is not one of the engine's refusals). A URL
+//     that redirects is judged by the end of its chain, with that end's
+//     status; a loop is not broken (it is in redirects). inlinks are
+//     every page with a link of any kind to it (an <img> to a 404 is a
+//     broken link too), once per page with its first non-empty anchor,
+//     sorted by page.
+//   - redirects: every 3xx answer bar 304. The chain is redirect_chain
+//     when the record has it, else final_url followed from record to
+//     record (for inventories written before redirect_chain); hops count
+//     to its end, final_status is the end's status (0 when the end has no
+//     record). loop is the engine's "redirect loop" error or a chain that
+//     comes back to a URL; final_url is then the last hop.
+//   - orphans: URLs a sitemap lists to which no fetched page has a link
+//     of kind a, area, frame, iframe, meta-refresh or redirect, other
+//     than to itself (a fragment aside). A <link> (rel=next and the
+//     like), canonical, hreflang, img, script and css links are not ways
+//     in for a reader, so they do not count; nofollow links do. A
+//     record's redirect_chain and final_url count as redirect links.
+//   - not_in_sitemap: 200 HTML pages without noindex whose canonical is
+//     absent or themselves, reached by links (link_depth present, or
+//     found_via seed or link in older inventories), that no sitemap
+//     lists; null when no sitemap was read (no record is in_sitemap or
+//     found_via sitemap).
+//   - sitemap_issues: for URLs a sitemap lists, the first of disallowed
+//     (robots), redirect (3xx), not-200, noindex, canonicalised (a
+//     canonical other than the page) that applies.
+//   - noindex, nofollow: meta_robots holds the directive, or "none".
+//   - canonicals: pages whose canonical is not themselves, compared by
+//     canonical key (case of scheme and host, default port, dot segments,
+//     percent-encoding), with the first of: not-http (no http(s) URL),
+//     other-host (another origin: scheme, host and port, as the README
+//     defines a host), not-200 (the canonical's record, at the end of its
+//     redirects, is not a 200; a canonical with no record is not judged
+//     so), elsewhere.
+//   - titles, descriptions: over 200 HTML pages of the crawl's hosts,
+//     those with none, and each text (exactly as recorded) that more than
+//     one has. A duplicate is {title, urls} or {description, urls}.
+//   - depth: 200 HTML pages by link_depth; pages without one (reached
+//     only by sitemaps) are not counted.
+//   - slowest, largest: the 20 URLs of the crawl's hosts with an answer
+//     (any type) with the greatest duration_ms and bytes, ties to the
+//     lesser URL.
+//   - compare (with Inputs.Previous): URLs of the crawl's hosts with a
+//     record now and not before (new), before and not now (gone), and
+//     the changes of status (a 304 standing for the status it confirms),
+//     title, canonical (as written) and noindex of the others.
+//
+// # Memory and time
+//
+// Build reads the inventory first, keeping per URL a fixed struct of
+// numbers and flags plus the strings the tables print (title,
+// description, a canonical other than the URL, an error), with URLs
+// interned to uint32 ids by a hash table of their 64-bit hashes (index).
+// It then streams the link graph, keeping a bitset of link targets and
+// the inlinks of broken URLs only. Both files are read in 1 MiB chunks of
+// whole lines, parsed on two goroutines: the inventory with encoding/json
+// (records applied in file order by a third), the link graph with a
+// scanner for storage.Link's shape that leaves anything else to
+// encoding/json. A million records and twenty million links take about
+// 35 s of CPU and 750 MiB (BenchmarkReportLarge, and the README).
+//
+// # Caveats
+//
+// The link graph has no visit id: a page's links from an earlier visit
+// count as its links still. A link to another form of a page's own URL
+// counts as a link. Titles are compared exactly, case and all.
+package report
