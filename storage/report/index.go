@@ -6,10 +6,11 @@ import "hash/maphash"
 // of slots holding a URL's 64-bit hash and its id. At twenty million link
 // lookups in a table of a million URLs, a lookup is mostly waiting for
 // memory: a Go map touches a control word, a slot and the key, this table
-// one slot. A lookup trusts the 64-bit hash, seeded afresh by each run,
-// and does not compare the URL: two URLs of a crawl sharing one is as
-// likely as 1 in 10^7 for a million of them; when it happens, add sees it
-// and the slots of that hash compare URLs from then on.
+// one slot. A lookup (find) trusts the 64-bit hash, seeded afresh by each
+// run, and does not compare the URL: two URLs of a crawl sharing one is
+// as likely as 1 in 10^7 for a million of them; when it happens, add sees
+// it (interning compares URLs) and the slots of that hash compare URLs
+// from then on.
 type index struct {
 	seed  maphash.Seed
 	slots []slot
@@ -26,14 +27,23 @@ func newIndex() index { return index{seed: maphash.MakeSeed(), slots: make([]slo
 
 // find returns the id of s, one of urls.
 func (x *index) find(urls []string, s string) (uint32, bool) {
-	h := maphash.String(x.seed, s)
+	return x.findHash(urls, s, maphash.String(x.seed, s), false)
+}
+
+// findExact is find comparing the URL of every slot of s's hash: for
+// interning, so that a URL whose hash another has is seen by add.
+func (x *index) findExact(urls []string, s string) (uint32, bool) {
+	return x.findHash(urls, s, maphash.String(x.seed, s), true)
+}
+
+func (x *index) findHash(urls []string, s string, h uint64, exact bool) (uint32, bool) {
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		e := &x.slots[i]
 		if e.id == 0 {
 			return 0, false
 		}
-		if e.h == h && (!e.clash || urls[e.id-1] == s) {
+		if e.h == h && (!exact && !e.clash || urls[e.id-1] == s) {
 			return e.id - 1, true
 		}
 	}
@@ -41,10 +51,13 @@ func (x *index) find(urls []string, s string) (uint32, bool) {
 
 // add files id, whose URL is urls[id] and is not in x yet.
 func (x *index) add(urls []string, id uint32) {
+	x.addHash(maphash.String(x.seed, urls[id]), id)
+}
+
+func (x *index) addHash(h uint64, id uint32) {
 	if (x.n+1)*4 > len(x.slots)*3 {
 		x.grow()
 	}
-	h := maphash.String(x.seed, urls[id])
 	clash := false
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; x.slots[i].id != 0; i = (i + 1) & mask {

@@ -89,7 +89,7 @@ func (c *crawl) id(u string) (uint32, bool) { return c.ids.find(c.urls, u) }
 
 // intern returns the id of u, giving it one if it has none.
 func (c *crawl) intern(u string) uint32 {
-	if id, ok := c.id(u); ok {
+	if id, ok := c.ids.findExact(c.urls, u); ok {
 		return id
 	}
 	id := uint32(len(c.urls))
