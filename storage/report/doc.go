@@ -48,11 +48,11 @@
 //     to its end, final_status is the end's status (0 when the end has no
 //     record). loop is the engine's "redirect loop" error or a chain that
 //     comes back to a URL; final_url is then the last hop.
-//   - orphans: URLs a sitemap lists to which no fetched page has a link
-//     of kind a, area, frame, iframe, meta-refresh or redirect, other
-//     than to itself (a fragment aside). A <link> (rel=next and the
-//     like), canonical, hreflang, img, script and css links are not ways
-//     in for a reader, so they do not count; nofollow links do. A
+//   - orphans: URLs a sitemap lists to which no fetched page has a link,
+//     other than to itself (a fragment aside). Every line of the link
+//     graph is a link, as the README has it: a <link> (rel=next and the
+//     like), a canonical and an hreflang alternate are ways in for a
+//     crawler, and the crawl follows them; nofollow links count too. A
 //     record's redirect_chain and final_url count as redirect links.
 //   - not_in_sitemap: 200 HTML pages without noindex whose canonical is
 //     absent or themselves, reached by links (link_depth present, or

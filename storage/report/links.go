@@ -28,18 +28,6 @@ func (b bitset) or(o bitset) {
 	}
 }
 
-// navigational reports whether a link of kind takes a reader (or a
-// crawler following links) to its target, for orphans: a, area, frames,
-// a meta refresh and a redirect do; a stylesheet, script, image, a
-// <link> (rel=next and the like), canonical and hreflang do not.
-func navigational(kind string) bool {
-	switch kind {
-	case "a", "area", "frame", "iframe", "meta-refresh", "redirect":
-		return true
-	}
-	return false
-}
-
 // sameURL reports whether a link from from to to is to its own page: to
 // is from, but for a fragment. (A link to another form of the same URL
 // is taken as a link: looking from up too would double the lookups.)
@@ -116,7 +104,7 @@ func (w *linkWorker) link(no int) {
 	if !ok {
 		return // a URL the crawl has no record of: nothing to say of it
 	}
-	if navigational(w.l.kind) && !sameURL(w.l.from, w.l.to) {
+	if !sameURL(w.l.from, w.l.to) {
 		w.linked.set(to)
 	}
 	if !w.broken.has(to) {
