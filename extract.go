@@ -91,13 +91,13 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		}
 	}
 	for _, c := range p.Canonicals() {
-		if u := resolveLink(resolveAt, c); u != nil {
+		if u := resolveRef(resolveAt, c); u != nil {
 			out.canonical = u.String()
 			break
 		}
 	}
 	for _, h := range p.Hreflangs() {
-		if u := resolveLink(resolveAt, h.Href); u != nil {
+		if u := resolveRef(resolveAt, h.Href); u != nil {
 			out.hreflang = append(out.hreflang, storage.Hreflang{Lang: h.Lang, URL: u.String()})
 		}
 	}
@@ -115,7 +115,7 @@ func (e extracted) graph(from string, pageNofollow bool) []storage.Link {
 	var out []storage.Link
 	for _, r := range e.refs {
 		if gk := graphKind(r); gk != "" {
-			if u := resolveLink(e.base, r.URL); u != nil {
+			if u := resolveRef(e.base, r.URL); u != nil {
 				out = append(out, storage.Link{From: from, To: u.String(), Kind: gk, Rel: r.Rel,
 					Nofollow: r.Nofollow || pageNofollow, Anchor: r.Anchor})
 			}
@@ -157,15 +157,29 @@ var kindOf = map[links.Kind]linkKind{
 	links.Canonical: linkCanonical, links.Refresh: linkRefresh, links.Requisite: linkRequisite,
 }
 
-// resolveLink resolves a reference as written against base, or returns nil
-// when it is empty, fragment-only, unparseable or not http(s).
+// resolveLink resolves a reference as written against base, for the
+// crawl to follow or fetch, or returns nil when it is empty,
+// fragment-only, unparseable or not http(s).
 func resolveLink(base *url.URL, raw string) *url.URL {
+	u := resolveRef(base, raw)
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	return u
+}
+
+// resolveRef resolves a reference as written against base, whatever its
+// scheme, for what a page says (its canonical, a file:// one included, and
+// the link graph, mailto: and ftp: links included), or returns nil when it
+// is empty, fragment-only, unparseable, or a script or inline data, which
+// lead nowhere.
+func resolveRef(base *url.URL, raw string) *url.URL {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || strings.HasPrefix(raw, "#") {
 		return nil
 	}
 	u, err := base.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+	if err != nil || u.Scheme == "javascript" || u.Scheme == "data" {
 		return nil
 	}
 	return u
@@ -232,7 +246,7 @@ func linkHeaderCanonical(h http.Header, base *url.URL) *url.URL {
 			for _, p := range strings.Split(params, ";") {
 				k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
 				if strings.EqualFold(strings.TrimSpace(k), "rel") && hasToken(strings.Trim(strings.TrimSpace(val), `"`), "canonical") {
-					return resolveLink(base, target[1:len(target)-1])
+					return resolveRef(base, target[1:len(target)-1])
 				}
 			}
 		}

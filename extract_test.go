@@ -339,7 +339,8 @@ func TestPageFactsInInventory(t *testing.T) {
 	s.set("/a", page{body: `<html><body><a href="/">x</a></body></html>`,
 		headers: map[string]string{"Link": `</>; rel="canonical"`, "X-Robots-Tag": "otherbot: noindex"}})
 	s.set("/home", page{body: "<html></html>"})
-	cfg := testConfig(t, s.URL+"/")
+	s.set("/file", page{body: `<html><head><link rel=canonical href="file:///usr/share/doc/x.html"></head></html>`})
+	cfg := testConfig(t, s.URL+"/", s.URL+"/file")
 	cfg.UserAgent = "ExampleBot/1.0"
 	runCrawl(t, cfg)
 	inv := inventory(t, cfg.Output.URLs)
@@ -357,6 +358,9 @@ func TestPageFactsInInventory(t *testing.T) {
 	if a := inv[s.URL+"/a"]; a.Canonical != s.URL+"/" || a.MetaRobots != nil || a.Title != "" || a.LinksOut != 1 {
 		t.Errorf("facts of /a: %+v", a)
 	}
+	if f := inv[s.URL+"/file"]; f.Canonical != "file:///usr/share/doc/x.html" {
+		t.Errorf("canonical of /file = %q; want the file:// URL as written", f.Canonical)
+	}
 }
 
 // The link graph has a line per link found on a fetched page, followed or
@@ -370,11 +374,13 @@ func TestLinkGraph(t *testing.T) {
 		<body><a href="/a" rel="nofollow">  The
 		  A page </a><a href="/img-only"><img src="/logo.png" alt="Logo"></a>
 		<a href="http://elsewhere.test/x">out</a><area href="/map"><iframe src="/frame"></iframe>
-		<form action="/search"></form><a href="/old">old</a></body></html>`})
+		<form action="/search"></form><a href="/old">old</a>
+		<a href="mailto:me@example.com">mail</a><a href="javascript:void(0)">js</a></body></html>`})
+	s.set("/file", page{body: `<html><head><link rel=canonical href="file:///usr/share/doc/x.html"></head></html>`})
 	s.set("/old", page{status: 301, headers: map[string]string{"Location": "/new"}})
 	s.html("/new")
 	s.set("/quiet", page{body: `<html><head><meta name=robots content=nofollow></head><body><a href="/a">a</a></body></html>`})
-	cfg := testConfig(t, s.URL+"/", s.URL+"/quiet")
+	cfg := testConfig(t, s.URL+"/", s.URL+"/quiet", s.URL+"/file")
 	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
 	runCrawl(t, cfg)
 	b, err := os.ReadFile(cfg.Output.Links)
@@ -407,6 +413,8 @@ func TestLinkGraph(t *testing.T) {
 		`/→/r meta-refresh rel= nofollow=false anchor=""`,
 		`/→/s.css link rel=stylesheet nofollow=false anchor=""`,
 		`/→http://elsewhere.test/x a rel= nofollow=false anchor="out"`,
+		`/→mailto:me@example.com a rel= nofollow=false anchor="mail"`,
+		`/file→file:///usr/share/doc/x.html canonical rel=canonical nofollow=false anchor=""`,
 	}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
