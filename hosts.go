@@ -343,21 +343,24 @@ func (h *hosts) sitemapsQueued(origin string) {
 	h.unread[origin] = true
 }
 
-// firstSitemaps reports whether page lease l, visited as robots.txt
-// queued sitemaps of its host, must go back so that they are read first;
-// it does so once, and readies the host for them.
+// firstSitemaps reports whether page lease l, handed out before robots.txt
+// queued sitemaps of its host or before one of them was handed out, must
+// go back so that they are read first (the dispatcher then holds it, see
+// mustWait); if so it readies the host for them. The robots.txt's mark is
+// taken once, so a sitemap that fails to come first cannot hold its pages
+// back for ever.
 func (h *hosts) firstSitemaps(l *frontier.Lease) bool {
 	if l.Kind != frontier.KindPage || l.InSitemap {
 		return false
 	}
 	h.mu.Lock()
-	unread := h.unread[l.Origin]
+	wait := h.unread[l.Origin] || h.reading[l.Origin] > 0
 	delete(h.unread, l.Origin)
 	h.mu.Unlock()
-	if unread {
+	if wait {
 		h.pass(l.Origin, h.now())
 	}
-	return unread
+	return wait
 }
 
 // mustWait reports whether page lease l must wait: for a sitemap of its
