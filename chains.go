@@ -30,10 +30,23 @@ type chains struct {
 	// records that wait for it: the truth while the crawl runs, which the
 	// store mirrors.
 	waiting map[string][]storage.Record
+	// ended holds, by key, where the visits that ended this run lead:
+	// their redirect's next hop, or "" for none. A chain walks through it
+	// where page records are silent: a visit settled whose page record is
+	// not yet committed, and one that keeps no page record (refused by
+	// robots.txt or scope, no answer, an external link checked). An entry
+	// goes once its page record is committed; those of visits without one
+	// stay, up to maxEnded (past that, such a chain ends when the run's
+	// end writes what waits).
+	ended map[string]string
 }
 
+// maxEnded bounds chains.ended.
+const maxEnded = 100_000
+
 func newChains(st *storage.State, hops func() int) (*chains, error) {
-	ch := &chains{store: st.Chains, pages: st.Pages, hops: hops, waiting: map[string][]storage.Record{}}
+	ch := &chains{store: st.Chains, pages: st.Pages, hops: hops,
+		waiting: map[string][]storage.Record{}, ended: map[string]string{}}
 	keys, err := st.Chains.Keys()
 	if err != nil {
 		return nil, err
@@ -51,13 +64,28 @@ func newChains(st *storage.State, hops func() int) (*chains, error) {
 // settle is what the end of l's visit, with record rec, does to redirect
 // chains. target is the redirect's next hop when it is followed. It
 // returns the records to write now (rec among them unless it waits for its
-// own chain to end) and the change to the state to commit with l's Done.
+// own chain to end) and the change to the state to commit with l's Done,
+// after which the caller calls committed. It changes waiting at once: the
+// writes and the commit that follow either succeed, or fail and stop the
+// crawl, which then writes nothing of waiting until a new run reads it
+// back from the store.
 func (ch *chains) settle(l *frontier.Lease, rec storage.Record, target *frontier.Item) ([]storage.Record, storage.Hook) {
 	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	next := ""
+	switch {
+	case target != nil:
+		next = target.Request
+	case redirectAnswer(rec.Status) && rec.FinalURL != "" && rec.FinalURL != rec.URL:
+		next = rec.FinalURL
+	}
+	if len(ch.ended) >= maxEnded {
+		clear(ch.ended)
+	}
+	ch.ended[l.Key] = next
 	held, wasHeld := ch.waiting[l.Key]
 	delete(ch.waiting, l.Key)
-	ch.mu.Unlock()
-	if !wasHeld && target == nil && !redirectAnswer(rec.Status) {
+	if !wasHeld && next == "" {
 		return []storage.Record{rec}, nil // the common case: no chain at all
 	}
 	group := append(held, rec)
@@ -66,8 +94,8 @@ func (ch *chains) settle(l *frontier.Lease, rec storage.Record, target *frontier
 	switch {
 	case target != nil:
 		hops, waitFor = ch.walk(l.Key, target.Request)
-	case redirectAnswer(rec.Status) && rec.FinalURL != "" && rec.FinalURL != rec.URL:
-		hops = []string{rec.FinalURL} // not followed: the chain ends at it
+	case next != "":
+		hops = []string{next} // not followed: the chain ends at it
 	}
 	for i := range group {
 		extend(&group[i], hops)
@@ -79,10 +107,19 @@ func (ch *chains) settle(l *frontier.Lease, rec storage.Record, target *frontier
 	if waitFor == "" {
 		return group, storage.Hooks(hooks...)
 	}
-	ch.mu.Lock()
 	ch.waiting[waitFor] = append(ch.waiting[waitFor], group...)
-	ch.mu.Unlock()
 	return nil, storage.Hooks(append(hooks, ch.sync(waitFor))...)
+}
+
+// committed tells chains that the Done of the URL of key committed: its
+// page record, if it keeps one, now says where it leads.
+func (ch *chains) committed(key string, page bool) {
+	if !page {
+		return
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	delete(ch.ended, key)
 }
 
 // sync returns a hook that stores what waits for key now, at commit time,
@@ -97,11 +134,12 @@ func (ch *chains) sync(key string) storage.Hook {
 }
 
 // walk follows a chain from raw, the next hop of the URL of key from, as
-// far as page records know it. It returns the hops, and the key of the
-// last one when no page record says where it leads yet (its visit is to
-// come), or "" when the chain ends: at a URL answered otherwise than by a
-// redirect, at a URL it passed already (a loop, whose repeated URL is the
-// last hop), or at a URL that is not valid.
+// far as this run's visits and page records know it. It returns the hops,
+// and the key of the last one when nothing says where it leads yet (its
+// visit is to come), or "" when the chain ends: at a URL answered
+// otherwise than by a redirect, or kept no page record, at a URL it passed
+// already (a loop, whose repeated URL is the last hop), or at a URL that
+// is not valid. ch.mu is held.
 func (ch *chains) walk(from, raw string) (hops []string, waitFor string) {
 	passed := map[string]bool{from: true}
 	for range ch.hops() + 2 {
@@ -111,6 +149,13 @@ func (ch *chains) walk(from, raw string) (hops []string, waitFor string) {
 			return hops, ""
 		}
 		passed[u.Key] = true
+		if next, ok := ch.ended[u.Key]; ok {
+			if next == "" {
+				return hops, ""
+			}
+			raw = next
+			continue
+		}
 		p, ok, err := ch.pages.Get(u.Key)
 		switch {
 		case err != nil:
@@ -129,6 +174,9 @@ func (ch *chains) walk(from, raw string) (hops []string, waitFor string) {
 // path has passed already (a loop, said in its error), and makes the
 // chain's last URL its final URL.
 func extend(r *storage.Record, hops []string) {
+	if r.Error == "redirect loop" {
+		return // its chain ended where it came back
+	}
 	passed := map[string]bool{keyOf(r.URL): true}
 	for _, h := range r.RedirectChain {
 		passed[keyOf(h)] = true
@@ -163,14 +211,14 @@ func keyOf(raw string) string {
 func redirectAnswer(status int) bool { return status >= 300 && status < 400 && status != 304 }
 
 // flush writes every record still waiting, its chain followed as far as
-// page records know it: at the end of a run, so that an audit of a crawl
-// stopped early has them. When the crawl is over (ended) they are
-// forgotten; otherwise they go on waiting, and a resumed run writes them
-// again once their chain ends.
+// it is known: at the end of a run, so that an audit of a crawl stopped
+// early has them. When the crawl is over (ended) they are forgotten;
+// otherwise they go on waiting, and a resumed run writes them again once
+// their chain ends.
 func (ch *chains) flush(ended bool, write func(storage.Record) error) error {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	for key, recs := range ch.waiting {
+	for _, recs := range ch.waiting {
 		last := recs[0].URL
 		if n := len(recs[0].RedirectChain); n > 0 {
 			last = recs[0].RedirectChain[n-1]
@@ -182,12 +230,13 @@ func (ch *chains) flush(ended bool, write func(storage.Record) error) error {
 				return err
 			}
 		}
-		if ended {
-			if err := ch.store.Set(key, nil); err != nil {
-				return fmt.Errorf("forget redirect chain: %w", err)
-			}
-			delete(ch.waiting, key)
-		}
 	}
+	if !ended {
+		return nil
+	}
+	if err := ch.store.Clear(); err != nil {
+		return fmt.Errorf("forget redirect chains: %w", err)
+	}
+	clear(ch.waiting)
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage"
 )
 
 // A redirect's record names the end of its whole chain, whatever order the
@@ -129,5 +132,71 @@ func TestRedirectRecordWaitsAcrossARestart(t *testing.T) {
 	r := inventory(t, cfg.Output.URLs)[u("/a")]
 	if r.FinalURL != u("/c") || !slices.Equal(r.RedirectChain, []string{u("/b"), u("/c")}) {
 		t.Errorf("after the second run, /a: final_url %s, redirect_chain %v; want /c by /b", r.FinalURL, r.RedirectChain)
+	}
+}
+
+func testChains(t *testing.T) (*chains, *storage.State) {
+	t.Helper()
+	st, err := storage.Open(t.TempDir(), storage.StateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ch, err := newChains(st, func() int { return 5 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch, st
+}
+
+func chainLease(raw string) *frontier.Lease {
+	u, _ := frontier.Canonicalize(raw, 0)
+	return &frontier.Lease{Item: frontier.Item{URL: u}}
+}
+
+func chainHop(raw string) *frontier.Item {
+	u, _ := frontier.Canonicalize(raw, 0)
+	return &frontier.Item{URL: u, Via: frontier.ViaRedirect}
+}
+
+// A redirect to a URL whose visit ended already ends its chain there, be
+// the target's page record not yet committed or not kept at all (a URL
+// refused); a loop found in flight is not extended past its repeat.
+func TestRedirectChainsMeetVisitsThatEnded(t *testing.T) {
+	a, b, c := "http://h.test/a", "http://h.test/b", "http://h.test/c"
+
+	ch, _ := testChains(t)
+	ch.settle(chainLease(b), storage.Record{URL: b, Status: 200, FinalURL: b}, nil) // not yet committed
+	recs, _ := ch.settle(chainLease(a), storage.Record{URL: a, Status: 301, FinalURL: b}, chainHop(b))
+	if len(recs) != 1 || recs[0].FinalURL != b || !slices.Equal(recs[0].RedirectChain, []string{b}) {
+		t.Errorf("redirect to a URL settled, not committed: %+v; want written, ending at it", recs)
+	}
+
+	ch, _ = testChains(t)
+	ch.settle(chainLease(c), storage.Record{URL: c, Error: "disallowed by robots.txt"}, nil)
+	ch.committed(chainLease(c).Key, false)
+	ch.settle(chainLease(b), storage.Record{URL: b, Status: 302, FinalURL: c}, chainHop(c))
+	recs, _ = ch.settle(chainLease(a), storage.Record{URL: a, Status: 301, FinalURL: b}, chainHop(b))
+	if len(recs) != 1 || recs[0].FinalURL != c || !slices.Equal(recs[0].RedirectChain, []string{b, c}) {
+		t.Errorf("redirect through a redirect to a refused URL: %+v; want written, ending at it", recs)
+	}
+
+	ch, _ = testChains(t)
+	ch.settle(chainLease(a), storage.Record{URL: a, Status: 301, FinalURL: b}, chainHop(b))
+	recs, _ = ch.settle(chainLease(b), storage.Record{URL: b, Status: 301, FinalURL: a}, chainHop(a))
+	got := map[string]storage.Record{}
+	for _, r := range recs {
+		got[r.URL] = r
+	}
+	if err := ch.flush(true, func(r storage.Record) error { got[r.URL+" again"] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("a loop in flight: records %v; want /a and /b, each once", got)
+	}
+	for url, want := range map[string][]string{a: {b, a}, b: {a, b}} {
+		if r := got[url]; !slices.Equal(r.RedirectChain, want) || r.Error != "redirect loop" {
+			t.Errorf("%s: chain %v, error %q; want %v, a loop", url, r.RedirectChain, r.Error, want)
+		}
 	}
 }

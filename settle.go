@@ -111,6 +111,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		// Nothing changed: the lease is still out, and goes back.
 		return fmt.Errorf("complete %s: %w", l.Request, errors.Join(err, c.front.Release(l, time.Time{})))
 	}
+	c.chains.committed(l.Key, o.page != nil)
 	c.obs.urlDone()
 	if rec.Status >= 400 || o.noAnswer {
 		c.obs.brokenURL(BrokenURL{URL: rec.URL, Status: rec.Status, Error: rec.Error, Referrer: rec.Referrer})

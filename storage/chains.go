@@ -70,10 +70,17 @@ func (cs *Chains) SetHook(key string, current func() []Record) Hook {
 	}
 }
 
-// Set is SetHook in a transaction of its own.
-func (cs *Chains) Set(key string, recs []Record) error {
-	return cs.db.Update(cs.SetHook(key, func() []Record { return recs }))
+// Clear forgets every record waiting, in one transaction.
+func (cs *Chains) Clear() error {
+	return cs.db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket(chainsBucket); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(chainsBucket)
+		return err
+	})
 }
+
 
 // Hook is a function run within the writable transaction that commits a
 // frontier change (frontier.Outcome.Hook), naming bbolt's transaction for
