@@ -81,7 +81,6 @@ func (cs *Chains) Clear() error {
 	})
 }
 
-
 // Hook is a function run within the writable transaction that commits a
 // frontier change (frontier.Outcome.Hook), naming bbolt's transaction for
 // the packages that must not import bbolt.
