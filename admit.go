@@ -53,7 +53,8 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		}
 		why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth)
 		if why == rejectHost && c.conf().Scope.CheckExternal && ln.kind != linkRequisite {
-			why = "" // asked once whether it works, and followed no further
+			// Asked once whether it works, and followed no further.
+			why = c.conf().scope.checkExternal(mustParse(canon.Request))
 		}
 		if why != "" {
 			c.refuse(parent, raw, ln.kind, why)

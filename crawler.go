@@ -249,7 +249,7 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for l := range work {
-				out := outOf(l)
+				out := c.outOf(l)
 				c.process(ctx, l)
 				c.handedBack(out)
 				c.wake()

@@ -81,7 +81,8 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 		c.settle(l, release(time.Time{})) // the host waits; others go on
 		return true
 	}
-	if l.Kind == frontier.KindPage && !c.cfg.Daemon.Enabled && c.budget.full() {
+	out := c.outOf(l)
+	if out.budgeted && !c.cfg.Daemon.Enabled && c.budget.full() {
 		// Each page max_pages allows is fetched or being fetched: this
 		// one waits for a visit to end, which may not count.
 		c.settle(l, release(time.Time{})) // the host is ready again as it was
@@ -91,7 +92,6 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 		}
 		return true
 	}
-	out := outOf(l)
 	c.handedOut(out)
 	select {
 	case work <- l:
@@ -105,19 +105,21 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 
 // leaseOut is what is counted of a lease handed to a worker.
 type leaseOut struct {
-	origin string
-	kind   frontier.Kind
-	linked bool // a page a chain of links from a seed reaches
+	origin   string
+	kind     frontier.Kind
+	linked   bool // a page a chain of links from a seed reaches
+	budgeted bool // a page of the crawl's hosts, which max_pages counts
 }
 
-func outOf(l *frontier.Lease) leaseOut {
-	return leaseOut{origin: l.Origin, kind: l.Kind, linked: l.LinkDepth >= 0}
+func (c *Crawler) outOf(l *frontier.Lease) leaseOut {
+	return leaseOut{origin: l.Origin, kind: l.Kind, linked: l.LinkDepth >= 0,
+		budgeted: l.Kind == frontier.KindPage && !c.external(l.Origin)}
 }
 
 // handedOut counts a lease handed to a worker.
 func (c *Crawler) handedOut(l leaseOut) {
 	c.working.Add(1)
-	if l.kind == frontier.KindPage {
+	if l.budgeted {
 		c.budget.out.Add(1)
 	}
 	c.hosts.out(l)
@@ -126,7 +128,7 @@ func (c *Crawler) handedOut(l leaseOut) {
 // handedBack undoes handedOut once the lease is settled or not handed out
 // after all.
 func (c *Crawler) handedBack(l leaseOut) {
-	if l.kind == frontier.KindPage {
+	if l.budgeted {
 		c.budget.out.Add(-1)
 	}
 	c.hosts.back(l)

@@ -19,8 +19,8 @@ func (c *Crawler) external(origin string) bool {
 // checkLink asks a URL of a host out of scope whether it works, as
 // scope.check_external has it (README, "What it promises"): once, as
 // politely as any request (its host's robots.txt, delay and waits), with
-// HEAD, or GET when the server refuses HEAD (405, 501), reading no body
-// and following nothing: a redirect's record names its Location, which is
+// HEAD, or GET when the server refuses HEAD (405, 501; its other links
+// are then asked with GET), reading no body and following nothing: a redirect's record names its Location, which is
 // not asked. 429, 503, other 5xx and network errors are tried again as a
 // page's are. The answer is no page of the crawl: it counts toward no
 // page budget, and keeps nothing but its inventory record.
@@ -37,9 +37,12 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
-	r := request{url: l.Request, head: true, limit: 1, timeout: c.conf().Fetch.Timeout}
+	r := request{url: l.Request, head: !c.hosts.refusesHead(l.Origin), limit: 1, timeout: c.conf().Fetch.Timeout}
 	resp, out, err := c.x.do(ctx, l.Origin, r, nil)
-	if err == nil && (resp.status == 405 || resp.status == 501) {
+	if err == nil && r.head && (resp.status == 405 || resp.status == 501) {
+		// Asked again with GET at once, in its turn: the host's other
+		// links go straight to GET.
+		c.hosts.headRefused(l.Origin)
 		r.head = false
 		if err = c.x.wait(ctx, l.Origin); err == nil {
 			resp, out, err = c.x.do(ctx, l.Origin, r, nil)

@@ -43,6 +43,7 @@ type hosts struct {
 	linking   map[string]int       // leases of linked pages out, by origin
 	heldBack  map[string]bool      // origins put off until their sitemaps are read and linked pages settled
 	unread    map[string]bool      // origins whose robots.txt just queued sitemaps of their own
+	noHead    map[string]bool      // hosts out of scope that refused a HEAD (external.go)
 	asked     map[string]time.Time // when an unavailable robots.txt's server asked to be asked again
 	lastTry   map[string]time.Time // when a robots.txt's last call is due (see lastCall)
 	doneEarly int64                // pages fetched by earlier runs on this state
@@ -57,6 +58,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
 		reading: map[string]int{}, linking: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
+		noHead: map[string]bool{},
 		asked: map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
 	if cfg.Daemon.Enabled {
@@ -333,6 +335,20 @@ func (h *hosts) back(l leaseOut) {
 	if held {
 		h.ready(l.origin, h.now()) // not under h.mu, which ready takes
 	}
+}
+
+// refusesHead reports whether origin refused a HEAD already; headRefused
+// says it did.
+func (h *hosts) refusesHead(origin string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.noHead[origin]
+}
+
+func (h *hosts) headRefused(origin string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.noHead[origin] = true
 }
 
 // sitemapsQueued notes that origin's robots.txt queued new sitemaps of

@@ -51,11 +51,26 @@ func (s *scope) check(u *url.URL, origin string, depth int) string {
 		return rejectDepth
 	}
 	full := u.String()
+	if len(s.include) > 0 && !matchAny(s.include, full) {
+		return rejectInclude
+	}
+	return s.checkURL(u, full)
+}
+
+// checkExternal is check for a link to a host out of scope that
+// scope.check_external asks: exclude, the length and the trap guards
+// apply; include and max_depth, which say what of the crawl's own hosts
+// is crawled, do not.
+func (s *scope) checkExternal(u *url.URL) string {
+	return s.checkURL(u, u.String())
+}
+
+// checkURL is the part of check that judges a URL as written (full is
+// u.String()): its length, exclude, and the trap guards.
+func (s *scope) checkURL(u *url.URL, full string) string {
 	switch {
 	case s.maxLen > 0 && len(full) > s.maxLen:
 		return rejectLength
-	case len(s.include) > 0 && !matchAny(s.include, full):
-		return rejectInclude
 	case matchAny(s.exclude, full):
 		return rejectExclude
 	}

@@ -63,7 +63,7 @@ func (c *Crawler) seedItems() []frontier.Item {
 const sitemapPriority = 1
 
 // listedPriority is the queue priority of a page a sitemap lists with
-// priority p (0 when it gives none): below the links' DefaultPriority, in
+// priority p (the protocol's 0.5 when it gives none): below the links' DefaultPriority, in
 // the sitemap's order, so that a host's pages are fetched as links reach
 // them, from the seeds out, and those only a sitemap lists come last. A
 // link that reaches a listed page before it is fetched gives it its place
@@ -71,9 +71,7 @@ const sitemapPriority = 1
 // fetched in that order, each page's link_depth is its shortest chain of
 // links from a seed.
 func listedPriority(p float64) float64 {
-	if p == 0 {
-		p = frontier.DefaultPriority
-	}
+	// The sitemap package gives an entry without one the protocol's 0.5.
 	if p = p * 0.98 * frontier.DefaultPriority; p <= 0 {
 		return -1 // the lowest
 	}
