@@ -104,8 +104,8 @@ func fewPerOrigin(items []Item) func(origin string) bool {
 // sitemap listed it), it goes up to the DefaultPriority too, with the
 // links.
 func (b *batch) merge(h *host, k, v []byte, it *Item) error {
-	if !(it.InSitemap || it.Lastmod != "" || it.LinkDepth >= 0) {
-		return nil
+	if !(it.InSitemap || it.Lastmod != "" || nearer(recordLinkDepth(v), it.LinkDepth)) {
+		return nil // most links to a URL seen before: nothing decoded
 	}
 	r, err := decodeRecord(v, h.rec.origin)
 	if err != nil {
@@ -147,15 +147,20 @@ func nearer(recorded int64, found int) bool {
 	return found >= 0 && (recorded < 0 || int64(found) < recorded)
 }
 
-// nearer gives record r (key k) link depth ld, found by a link, if it is
-// queued, and stores it; one that had none goes up to the
-// DefaultPriority, which undelayed it takes in its queue at once. (A lease
-// out keeps the depth it was handed out with; its entry may move, as
-// Reschedule moves one, and finish finds it.)
+// nearer gives record r (key k) link depth ld, found by a link, and
+// stores it. One still queued that had none goes up to the
+// DefaultPriority, which undelayed it takes in its queue at once; one done
+// keeps it for its next visit, and for the links to come, which then
+// need not decode it. (A lease out keeps the depth it was handed out with;
+// its entry may move, as Reschedule moves one, and finish finds it.)
 func (b *batch) nearer(h *host, k []byte, r *record, ld int) error {
 	inQueue, err := b.queued(h, r)
-	if err != nil || !inQueue {
+	if err != nil {
 		return err
+	}
+	if !inQueue {
+		r.linkDepth = int64(ld)
+		return b.putRecord(h, k, r)
 	}
 	raise := r.linkDepth < 0 && r.prio < quantPriority(DefaultPriority)
 	r.linkDepth = int64(ld)

@@ -235,6 +235,34 @@ func decodeRecord(b []byte, origin string) (record, error) {
 	return r, nil
 }
 
+// recordLinkDepth is the link depth of an encoded record, read without
+// decoding (or copying) the rest: -1 when it has none, or when the record
+// is corrupt (which decodeRecord then says).
+func recordLinkDepth(b []byte) int64 {
+	if len(b) < 2 || b[1]&flagLinkDepth == 0 {
+		return -1
+	}
+	f0 := b[0]
+	d := decoder{b: b[2:]}
+	d.uvarint() // depth
+	d.uvarint() // priority
+	d.uvarint() // seq
+	if f0&flagDelayed != 0 {
+		d.uvarint()
+	}
+	d.uvarint() // attempts
+	for _, flag := range [...]byte{flagRequest, flagReferrer, flagLastmod} {
+		if f0&flag != 0 {
+			d.bytes()
+		}
+	}
+	ld := d.uvarint()
+	if d.bad {
+		return -1
+	}
+	return int64(min(ld, 1<<31))
+}
+
 // decoder reads varints and strings, remembering the first failure.
 type decoder struct {
 	b   []byte

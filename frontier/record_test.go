@@ -23,6 +23,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		if err != nil || got != r {
 			t.Errorf("round trip of %+v: %+v, %v", r, got, err)
 		}
+		if ld := recordLinkDepth(b); ld != got.linkDepth {
+			t.Errorf("recordLinkDepth of %+v = %d; want %d", r, ld, got.linkDepth)
+		}
 	}
 	h := hostRecord{origin: origin, counts: counts{1, 2, 3, 1}, wait: 5, parked: true, parkReason: "robots", logPos: 9, flushedTo: 4}
 	if got, err := decodeHostRecord(appendHostRecord(nil, &h)); err != nil || got != h {
@@ -77,7 +80,11 @@ func FuzzDecode(f *testing.F) {
 			if r2, err := decodeRecord(appendRecord(nil, &r, "https://h"), "https://h"); err != nil || r2 != r {
 				t.Fatalf("record %+v does not survive a round trip: %+v, %v", r, r2, err)
 			}
+			if ld := recordLinkDepth(b); ld != r.linkDepth {
+				t.Fatalf("recordLinkDepth = %d of a record whose link depth is %d", ld, r.linkDepth)
+			}
 		}
+		_ = recordLinkDepth(b)
 		if h, err := decodeHostRecord(b); err == nil {
 			if h2, err := decodeHostRecord(appendHostRecord(nil, &h)); err != nil || h2 != h {
 				t.Fatalf("host record %+v does not survive a round trip: %+v, %v", h, h2, err)
