@@ -59,7 +59,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
 		reading: map[string]int{}, linking: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
 		noHead: map[string]bool{},
-		asked: map[string]time.Time{}, lastTry: map[string]time.Time{},
+		asked:  map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
 	if cfg.Daemon.Enabled {
 		h.robots.SetMaxAge(cfg.Daemon.Recrawl)
