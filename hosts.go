@@ -389,7 +389,9 @@ func (h *hosts) mustWait(l *frontier.Lease) bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !(!l.InSitemap && h.reading[l.Origin] > 0 || l.LinkDepth < 0 && h.linking[l.Origin] > 0) {
+	forSitemap := !l.InSitemap && h.reading[l.Origin] > 0
+	forLinks := l.LinkDepth < 0 && h.linking[l.Origin] > 0
+	if !forSitemap && !forLinks {
 		return false
 	}
 	h.front.SetReady(l.Origin, farFuture)
