@@ -1,0 +1,228 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Load is what a worker reports of its work, for the termination check
+// and for Status.
+type Load struct {
+	Queued   int64 `json:"queued"`    // URLs waiting in its partitions (delayed ones included)
+	InFlight int64 `json:"in_flight"` // requests started and not yet settled
+	Unrouted int64 `json:"unrouted"`  // URLs found for other partitions and not yet routed
+	Done     int64 `json:"done"`      // URLs done in its partitions
+	// Through: every entry of every partition the worker holds, up to this
+	// stream sequence, is applied (the least of Replay's through over its
+	// partitions).
+	Through uint64 `json:"through"`
+}
+
+// idle reports whether the worker has nothing to do.
+func (l Load) idle() bool { return l.Queued == 0 && l.InFlight == 0 && l.Unrouted == 0 }
+
+// memberStatus is a worker's membership key's value.
+type memberStatus struct {
+	Worker  string    `json:"worker"`
+	Started int64     `json:"started"` // Unix nanoseconds: tells a restarted worker from its predecessor
+	Version uint64    `json:"version"` // moves whenever Held or Load does
+	Held    []int     `json:"held"`
+	Load    Load      `json:"load"`
+	At      time.Time `json:"at"` // when written, by the worker's clock, for display
+}
+
+// Report publishes the worker's load: at once when it changed, and with
+// every heartbeat.
+func (m *Member) Report(l Load) {
+	m.mu.Lock()
+	changed := l != m.load
+	if changed {
+		m.load = l
+		m.version++
+	}
+	m.mu.Unlock()
+	if changed {
+		m.wake()
+	}
+}
+
+// heartbeat writes the worker's membership key, which lives a lease.
+func (m *Member) heartbeat(ctx context.Context) error {
+	m.mu.Lock()
+	if m.started == 0 {
+		m.started = time.Now().UnixNano()
+	}
+	s := memberStatus{Worker: m.cfg.Worker, Started: m.started, Version: m.version, Load: m.load, At: time.Now().UTC()}
+	for p := range m.holds {
+		s.Held = append(s.Held, p)
+	}
+	m.mu.Unlock()
+	slices.Sort(s.Held)
+	b, _ := json.Marshal(&s)
+	_, err := m.members.Put(ctx, memberKey(m.cfg.Worker), b)
+	return err
+}
+
+// Take takes up to n pages from the crawl's budget of limit pages
+// (scope.max_pages) and returns how many it got: 0 once the budget is
+// spent. A limit ≤ 0 means no limit. The count is one KV key updated with
+// compare-and-set, so workers together never take more than limit. Pages
+// taken by a worker that dies before fetching them are not given back: a
+// crawl with workers dying may fetch a few pages fewer than the limit.
+func (m *Member) Take(ctx context.Context, n, limit int64) (int64, error) {
+	if limit <= 0 || n <= 0 {
+		return max(n, 0), nil
+	}
+	for {
+		used, rev, err := m.pagesUsed(ctx)
+		if err != nil {
+			return 0, err
+		}
+		grant := min(n, limit-used)
+		if grant <= 0 {
+			return 0, nil
+		}
+		v := []byte(strconv.FormatInt(used+grant, 10))
+		if rev == 0 {
+			_, err = m.state.Create(ctx, "pages", v)
+		} else {
+			_, err = m.state.Update(ctx, "pages", v, rev)
+		}
+		if err == nil {
+			return grant, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return 0, fmt.Errorf("cluster: take pages: %w", err)
+		}
+	}
+}
+
+func (c *conn) pagesUsed(ctx context.Context) (used int64, rev uint64, err error) {
+	e, err := c.state.Get(ctx, "pages")
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("cluster: read pages: %w", err)
+	}
+	used, err = strconv.ParseInt(string(e.Value()), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("cluster: pages %q: %w", e.Value(), err)
+	}
+	return used, e.Revision(), nil
+}
+
+// Quiescent reports whether the crawl is over: every live worker reports
+// itself idle and up to date with the stream, and every partition is held
+// by a live worker that says so, in two looks gap apart that see the same
+// stream sequence and the same status versions. A URL routed, appended or
+// claimed in between moves the sequence; a worker that becomes busy or
+// takes a partition moves its version. why says what kept it from being
+// over, for logging.
+func (m *Member) Quiescent(ctx context.Context, gap time.Duration) (over bool, why string, err error) {
+	fp1, why, err := m.look(ctx)
+	if err != nil || why != "" {
+		return false, why, err
+	}
+	select {
+	case <-ctx.Done():
+		return false, "", ctx.Err()
+	case <-time.After(gap):
+	}
+	fp2, why, err := m.look(ctx)
+	if err != nil || why != "" {
+		return false, why, err
+	}
+	if fp1 != fp2 {
+		return false, "the crawl moved between two looks", nil
+	}
+	return true, "", nil
+}
+
+// look returns a fingerprint of the crawl when it looks over, or why not.
+func (c *conn) look(ctx context.Context) (fingerprint, why string, err error) {
+	info, err := c.stream.Info(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("cluster: quiescence: %w", err)
+	}
+	last := info.State.LastSeq
+	statuses, err := c.statuses(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	holders, err := c.holders(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	var fp strings.Builder
+	fmt.Fprintf(&fp, "%d", last)
+	byWorker := map[string]*memberStatus{}
+	for i := range statuses {
+		s := &statuses[i]
+		byWorker[s.Worker] = s
+		switch {
+		case !s.Load.idle():
+			return "", fmt.Sprintf("worker %s is busy", s.Worker), nil
+		case s.Load.Through < last:
+			return "", fmt.Sprintf("worker %s has read the stream to %d of %d", s.Worker, s.Load.Through, last), nil
+		}
+		fmt.Fprintf(&fp, " %s/%d/%d", s.Worker, s.Started, s.Version)
+	}
+	for p := range c.cfg.Partitions {
+		w, ok := holders[p]
+		if !ok {
+			return "", fmt.Sprintf("partition %d is not held", p), nil
+		}
+		if s := byWorker[w]; s == nil || !slices.Contains(s.Held, p) {
+			return "", fmt.Sprintf("partition %d is changing hands", p), nil
+		}
+	}
+	return fp.String(), "", nil
+}
+
+// statuses reads the live workers' status, sorted by worker.
+func (c *conn) statuses(ctx context.Context) ([]memberStatus, error) {
+	es, err := entries(ctx, c.members)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read workers: %w", err)
+	}
+	out := make([]memberStatus, 0, len(es))
+	for k, e := range es {
+		var s memberStatus
+		if err := json.Unmarshal(e.Value(), &s); err != nil {
+			return nil, fmt.Errorf("cluster: worker %s: %w", k, err)
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b memberStatus) int { return strings.Compare(a.Worker, b.Worker) })
+	return out, nil
+}
+
+// holders reads who holds each claimed partition.
+func (c *conn) holders(ctx context.Context) (map[int]string, error) {
+	es, err := entries(ctx, c.leases)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: read claims: %w", err)
+	}
+	out := map[int]string{}
+	for k, e := range es {
+		p, err := strconv.Atoi(strings.TrimPrefix(k, "p."))
+		if err != nil {
+			continue
+		}
+		var v claimValue
+		if err := json.Unmarshal(e.Value(), &v); err != nil {
+			return nil, fmt.Errorf("cluster: claim %s: %w", k, err)
+		}
+		out[p] = v.Worker
+	}
+	return out, nil
+}

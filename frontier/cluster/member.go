@@ -1,0 +1,493 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Errors a caller branches on.
+var (
+	// ErrNotHeld is returned for a partition the member does not hold.
+	ErrNotHeld = errors.New("cluster: partition not held")
+	// ErrFenced is returned when a write finds that another worker has
+	// claimed the partition since: this member lost it, and what it was
+	// writing is the successor's to redo.
+	ErrFenced = errors.New("cluster: partition claimed by another worker")
+)
+
+// ChangeKind says what happened to a partition.
+type ChangeKind uint8
+
+// The changes Options.OnChange reports.
+const (
+	// Gained: the member holds the partition and has fenced off its
+	// previous owner; restore and replay it (Restore, Replay), then crawl.
+	Gained ChangeKind = iota + 1
+	// Handover: the partition should move to another worker. Start no
+	// request for it; when those in flight are settled, call Release.
+	Handover
+	// Lost: the member no longer holds the partition (its lease ran out
+	// or another worker holds it). Start nothing for it; writes fail.
+	Lost
+)
+
+// String returns "gained", "handover" or "lost".
+func (k ChangeKind) String() string {
+	switch k {
+	case Gained:
+		return "gained"
+	case Handover:
+		return "handover"
+	}
+	return "lost"
+}
+
+// Change reports a partition gained or lost.
+type Change struct {
+	Partition int
+	Kind      ChangeKind
+}
+
+// Options are what Join takes besides the Config.
+type Options struct {
+	// OnChange, when not nil, is called from the member's loop for every
+	// partition gained, handed over or lost, in order. It must not block
+	// (queue the change and return, as net/http's ConnState hook must);
+	// it may call the Member's methods. With no OnChange a partition
+	// handed over is released at once.
+	OnChange func(Change)
+}
+
+// Hold describes a partition the member holds.
+type Hold struct {
+	Partition int
+	// Since is when the member's claim and its fence were written: its
+	// window to start requests opens then.
+	Since time.Time
+	// Until is when the window to start requests closes unless a renewal
+	// moves it: the send time of the last successful write of the claim,
+	// plus the lease, less a margin of a fifth of it. The server cannot
+	// have let the claim go before it (see doc.go). Zero while handing
+	// over.
+	Until time.Time
+	// Revision is the claim's revision in the leases bucket.
+	Revision uint64
+	// Leaving is true from Handover until Release.
+	Leaving bool
+}
+
+// hold is the member's state of one partition.
+type hold struct {
+	p         int
+	rev       uint64 // the claim's revision; written by the loop only
+	since     time.Time
+	until     time.Time
+	leavingAt time.Time // zero unless handing over
+	released  bool
+
+	wmu     sync.Mutex  // serialises the partition's log writes
+	seq     uint64      // the last sequence of its log subject, as this owner wrote it
+	snapRev uint64      // the revision of its snapshot pointer, as this owner wrote it
+	snapObj string      // the object that pointer names
+	fenced  atomic.Bool // set once the claim is gone or a write found another owner
+}
+
+// Member is a worker's membership of a crawl: its claims on partitions,
+// kept by a loop that heartbeats, renews, and claims or hands over
+// partitions as rendezvous hashing over the live workers says. Its methods
+// are safe for concurrent use.
+type Member struct {
+	*conn
+	t    timing
+	log  *slog.Logger
+	opts Options
+
+	mu      sync.Mutex
+	holds   map[int]*hold
+	load    Load
+	version uint64 // of the status: load and holds
+	started int64  // Unix nanoseconds of the first heartbeat
+
+	poke     chan struct{}
+	ctx      context.Context // ends at Close or pause
+	cancel   context.CancelFunc
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// Join connects to the crawl of cfg (creating its streams and buckets if
+// needed), announces the worker, and starts the loop that claims, renews
+// and hands over its partitions. It returns an error naming the problem
+// when cfg is invalid, the server is unreachable or lacks JetStream, or the
+// crawl was created with other partitions or lease. Close leaves the crawl.
+func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Member, error) {
+	if cfg.Worker == "" {
+		cfg.Worker = defaultWorker()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if !cfg.Enabled() {
+		return nil, fmt.Errorf("cluster.nats: no server given")
+	}
+	c, err := dial(ctx, cfg, "crawler "+cfg.Worker, true)
+	if err != nil {
+		return nil, err
+	}
+	m := &Member{
+		conn: c, t: timingOf(cfg.Lease), log: log.With("worker", cfg.Worker), opts: opts,
+		holds: map[int]*hold{}, poke: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	if err := m.heartbeat(ctx); err != nil {
+		c.nc.Close()
+		return nil, fmt.Errorf("cluster: announce worker %s: %w", cfg.Worker, err)
+	}
+	go m.run()
+	return m, nil
+}
+
+// Worker returns the member's worker id.
+func (m *Member) Worker() string { return m.cfg.Worker }
+
+// Partitions returns the crawl's number of partitions.
+func (m *Member) Partitions() int { return m.cfg.Partitions }
+
+// Holds lists the partitions the member holds, in order.
+func (m *Member) Holds() []Hold {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Hold, 0, len(m.holds))
+	for _, h := range m.holds {
+		out = append(out, h.info())
+	}
+	slices.SortFunc(out, func(a, b Hold) int { return a.Partition - b.Partition })
+	return out
+}
+
+// Hold describes partition p, if the member holds it.
+func (m *Member) Hold(p int) (Hold, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.holds[p]
+	if h == nil {
+		return Hold{}, false
+	}
+	return h.info(), true
+}
+
+func (h *hold) info() Hold {
+	return Hold{Partition: h.p, Since: h.since, Until: h.until, Revision: h.rev, Leaving: !h.leavingAt.IsZero()}
+}
+
+// MayStart reports whether a request for a host of partition p may start
+// at now: the member holds p, is not handing it over, and now is before
+// its Until. A request started in time may finish and be written after.
+func (m *Member) MayStart(p int, now time.Time) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.holds[p]
+	return h != nil && h.leavingAt.IsZero() && now.Before(h.until)
+}
+
+// Release gives up partition p after a Handover, once the engine has
+// settled its requests: the claim is deleted at the loop's next turn, so
+// that the new owner need not wait for the lease to run out. A partition
+// not handed over is not released.
+func (m *Member) Release(p int) {
+	m.mu.Lock()
+	if h := m.holds[p]; h != nil && !h.leavingAt.IsZero() {
+		h.released = true
+	}
+	m.mu.Unlock()
+	m.wake()
+}
+
+func (m *Member) wake() {
+	select {
+	case m.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Close leaves the crawl: it stops the loop, deletes the member's claims
+// (with their revisions, so a claim taken over meanwhile is left alone) and
+// its membership, and closes the connection. The caller must have stopped
+// starting requests first; writes after Close fail.
+func (m *Member) Close(ctx context.Context) error {
+	m.stop()
+	m.mu.Lock()
+	holds := m.holds
+	m.holds = map[int]*hold{}
+	m.mu.Unlock()
+	var errs []error
+	for _, h := range holds {
+		if err := m.leases.Delete(ctx, leaseKey(h.p), jetstream.LastRevision(h.rev)); err != nil && !wrongLastSeq(err) {
+			errs = append(errs, fmt.Errorf("release partition %d: %w", h.p, err))
+		}
+	}
+	if err := m.members.Delete(ctx, memberKey(m.cfg.Worker)); err != nil {
+		errs = append(errs, fmt.Errorf("leave: %w", err))
+	}
+	if err := m.nc.Drain(); err != nil {
+		m.nc.Close()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cluster: close: %w", err)
+	}
+	return nil
+}
+
+// stop ends the loop and waits for it; the claims stay as they are. Tests
+// use it alone to play a worker that hangs.
+func (m *Member) stop() {
+	m.stopOnce.Do(m.cancel)
+	<-m.done
+}
+
+// run is the member's loop: a turn every quarter lease, or sooner when
+// woken (Release, Report).
+func (m *Member) run() {
+	defer close(m.done)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-timer.C:
+		case <-m.poke:
+		}
+		ctx, cancel := context.WithTimeout(m.ctx, m.t.renew)
+		m.turn(ctx)
+		cancel()
+		timer.Reset(m.t.renew)
+	}
+}
+
+// turn renews first (what keeps the partitions), then drops what has run
+// out, heartbeats, and moves partitions to where rendezvous hashing says.
+func (m *Member) turn(ctx context.Context) {
+	m.renew(ctx)
+	m.expire(time.Now())
+	if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
+		m.log.Warn("cluster heartbeat failed", "err", err)
+	}
+	live, err := m.liveWorkers(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.log.Warn("cluster: list workers", "err", err)
+		}
+		return
+	}
+	m.assign(ctx, live)
+	m.leave(ctx)
+}
+
+// claimValue is what a claim holds.
+type claimValue struct {
+	Worker string `json:"worker"`
+}
+
+func (m *Member) claimValue() []byte {
+	b, _ := json.Marshal(claimValue{Worker: m.cfg.Worker})
+	return b
+}
+
+// renew writes each claim again, with its revision, and moves Until by the
+// send time of each write that succeeded. A claim whose revision is no
+// longer the key's was taken over (or expired and taken): it is lost.
+func (m *Member) renew(ctx context.Context) {
+	for _, h := range m.snapshotHolds() {
+		sent := time.Now()
+		rev, err := m.leases.Update(ctx, leaseKey(h.p), m.claimValue(), h.rev)
+		switch {
+		case err == nil:
+			m.mu.Lock()
+			h.rev = rev
+			if h.leavingAt.IsZero() {
+				h.until = m.t.until(sent)
+			}
+			m.mu.Unlock()
+		case errors.Is(err, jetstream.ErrKeyRevisionMismatch) || wrongLastSeq(err):
+			m.lose(h, "claim superseded")
+		case ctx.Err() == nil:
+			m.log.Warn("cluster: renew claim", "partition", h.p, "err", err)
+		}
+	}
+}
+
+func (m *Member) snapshotHolds() []*hold {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*hold, 0, len(m.holds))
+	for _, h := range m.holds {
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b *hold) int { return a.p - b.p })
+	return out
+}
+
+// expire drops the partitions whose window closed without a renewal (the
+// server may let their claims go any moment now) and those a write found
+// claimed by another worker.
+func (m *Member) expire(now time.Time) {
+	for _, h := range m.snapshotHolds() {
+		m.mu.Lock()
+		over := h.leavingAt.IsZero() && !now.Before(h.until)
+		m.mu.Unlock()
+		switch {
+		case h.fenced.Load():
+			m.lose(h, "log written by another worker")
+		case over:
+			m.lose(h, "lease ran out")
+		}
+	}
+}
+
+// lose forgets h and reports it Lost. Its claim is left to expire: it
+// may be ours still, but a delete could race a successor's claim only to
+// fail on the revision, so it is not worth a round trip here.
+func (m *Member) lose(h *hold, why string) {
+	m.mu.Lock()
+	if m.holds[h.p] != h {
+		m.mu.Unlock()
+		return
+	}
+	delete(m.holds, h.p)
+	m.version++
+	m.mu.Unlock()
+	h.fenced.Store(true)
+	m.log.Warn("cluster: partition lost", "partition", h.p, "why", why)
+	m.notify(Change{Partition: h.p, Kind: Lost})
+}
+
+func (m *Member) notify(c Change) {
+	if m.opts.OnChange != nil {
+		m.opts.OnChange(c)
+	}
+}
+
+// liveWorkers lists the workers whose membership has not expired, this one
+// included.
+func (m *Member) liveWorkers(ctx context.Context) ([]string, error) {
+	es, err := entries(ctx, m.members)
+	if err != nil {
+		return nil, err
+	}
+	live := []string{m.cfg.Worker}
+	for k := range es {
+		if w := k[len("w."):]; w != m.cfg.Worker {
+			live = append(live, w)
+		}
+	}
+	slices.Sort(live)
+	return live, nil
+}
+
+// assign claims each free partition rendezvous hashing gives this worker,
+// and hands over each held one it gives another.
+func (m *Member) assign(ctx context.Context, live []string) {
+	for p := range m.cfg.Partitions {
+		if ctx.Err() != nil {
+			return
+		}
+		mine := owner(live, p) == m.cfg.Worker
+		m.mu.Lock()
+		h := m.holds[p]
+		m.mu.Unlock()
+		switch {
+		case mine && h == nil:
+			if err := m.claim(ctx, p); err != nil && ctx.Err() == nil {
+				m.log.Warn("cluster: claim", "partition", p, "err", err)
+			}
+		case !mine && h != nil:
+			m.handover(h)
+		}
+	}
+}
+
+// claim tries to create partition p's claim; when it is free, it fences
+// the partition's log and snapshot pointer against the previous owner and
+// reports it Gained.
+func (m *Member) claim(ctx context.Context, p int) error {
+	sent := time.Now()
+	rev, err := m.leases.Create(ctx, leaseKey(p), m.claimValue())
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return nil // held by another; it will expire or be released
+	}
+	if err != nil {
+		return err
+	}
+	h := &hold{p: p, rev: rev, until: m.t.until(sent)}
+	if err := m.fence(ctx, h); err != nil {
+		// The claim stays until it expires; the next turn that finds the
+		// partition free claims it again.
+		_ = m.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(rev))
+		return fmt.Errorf("fence: %w", err)
+	}
+	m.mu.Lock()
+	h.since = time.Now()
+	m.holds[p] = h
+	m.version++
+	m.mu.Unlock()
+	m.log.Info("cluster: partition gained", "partition", p)
+	m.notify(Change{Partition: p, Kind: Gained})
+	return nil
+}
+
+// handover begins giving h up: no request may start from now, and the
+// claim goes at Release (or, without OnChange, at once).
+func (m *Member) handover(h *hold) {
+	m.mu.Lock()
+	if !h.leavingAt.IsZero() {
+		m.mu.Unlock()
+		return
+	}
+	h.leavingAt, h.until = time.Now(), time.Time{}
+	h.released = m.opts.OnChange == nil
+	m.mu.Unlock()
+	m.log.Info("cluster: partition handed over", "partition", h.p)
+	m.notify(Change{Partition: h.p, Kind: Handover})
+}
+
+// leave deletes the claims of the partitions released after a handover,
+// or handed over a lease ago: an engine that never releases does not keep
+// a partition from its owner for longer than a dead worker would.
+func (m *Member) leave(ctx context.Context) {
+	now := time.Now()
+	for _, h := range m.snapshotHolds() {
+		m.mu.Lock()
+		ready := !h.leavingAt.IsZero() && (h.released || now.Sub(h.leavingAt) >= m.t.lease)
+		rev := h.rev
+		m.mu.Unlock()
+		if !ready {
+			continue
+		}
+		h.wmu.Lock() // wait for a write under way; none after the claim is gone
+		h.fenced.Store(true)
+		h.wmu.Unlock()
+		err := m.leases.Delete(ctx, leaseKey(h.p), jetstream.LastRevision(rev))
+		if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !wrongLastSeq(err) {
+			h.fenced.Store(false)
+			m.log.Warn("cluster: release claim", "partition", h.p, "err", err)
+			continue
+		}
+		m.mu.Lock()
+		if m.holds[h.p] == h {
+			delete(m.holds, h.p)
+			m.version++
+		}
+		m.mu.Unlock()
+		m.log.Info("cluster: partition released", "partition", h.p)
+	}
+}

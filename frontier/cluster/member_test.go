@@ -1,0 +1,217 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestJoinUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	_, err = Join(testContext(t), testConfig("nats://"+addr, "a", 4), quietLog(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "cluster.nats: connect to nats://"+addr) {
+		t.Fatalf("Join = %v, want a cluster.nats connect error", err)
+	}
+}
+
+func TestJoinWithoutJetStream(t *testing.T) {
+	s := startServer(t, false)
+	_, err := Join(testContext(t), testConfig(s.ClientURL(), "a", 4), quietLog(), Options{})
+	if !errors.Is(err, ErrNoJetStream) || !strings.Contains(err.Error(), "cluster.nats") {
+		t.Fatalf("Join = %v, want ErrNoJetStream naming cluster.nats", err)
+	}
+}
+
+func TestJoinRefusesOtherSettings(t *testing.T) {
+	s := startServer(t, true)
+	join(t, testConfig(s.ClientURL(), "a", 4), Options{})
+	cfg := testConfig(s.ClientURL(), "b", 8)
+	cfg.Lease = 3 * time.Second
+	_, err := Join(testContext(t), cfg, quietLog(), Options{})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 2 ||
+		ce.Problems[0].Key != "cluster.partitions" || ce.Problems[1].Key != "cluster.lease" {
+		t.Fatalf("Join = %v, want problems with cluster.partitions and cluster.lease", err)
+	}
+}
+
+// heldBy maps each partition to the members holding it.
+func heldBy(ms ...*Member) map[int][]string {
+	out := map[int][]string{}
+	for _, m := range ms {
+		for _, h := range m.Holds() {
+			out[h.Partition] = append(out[h.Partition], m.Worker())
+		}
+	}
+	return out
+}
+
+// balanced reports whether every partition is held by exactly the member
+// rendezvous hashing over ms gives it.
+func balanced(p int, ms ...*Member) bool {
+	var workers []string
+	for _, m := range ms {
+		workers = append(workers, m.Worker())
+	}
+	held := heldBy(ms...)
+	for i := range p {
+		if len(held[i]) != 1 || held[i][0] != owner(workers, i) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBalanceOneToThree(t *testing.T) {
+	const p = 48
+	s := startServer(t, true)
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{})
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{})
+	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
+	c := join(t, testConfig(s.ClientURL(), "c", p), Options{})
+	waitFor(t, 8*time.Second, "a, b and c to split the partitions", func() bool { return balanced(p, a, b, c) })
+	for _, m := range []*Member{a, b, c} {
+		if n := len(m.Holds()); n < p/3/2 || n > p/3*2 {
+			t.Errorf("%s holds %d of %d partitions, want about %d", m.Worker(), n, p, p/3)
+		}
+	}
+	st, err := Status(testContext(t), testConfig(s.ClientURL(), "", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Workers) != 3 || len(st.Unheld) != 0 {
+		t.Fatalf("Status = %+v, want 3 workers holding everything", st)
+	}
+	for i, ws := range st.Workers {
+		if want := []*Member{a, b, c}[i]; ws.Worker != want.Worker() || len(ws.Partitions) != len(want.Holds()) {
+			t.Errorf("Status worker %d = %s holding %v, want %s holding %d", i, ws.Worker, ws.Partitions, want.Worker(), len(want.Holds()))
+		}
+	}
+}
+
+// TestPausedMemberLosesPartitions plays a worker that hangs (its loop stops,
+// as in a long pause or a lost network): the other takes its partitions
+// once the server lets its claims go, the hung one's window to start
+// requests closed before the other's opened, and the hung one's late
+// write is refused.
+func TestPausedMemberLosesPartitions(t *testing.T) {
+	const p = 8
+	s := startServer(t, true)
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{})
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{})
+	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
+	a.stop()
+	paused := time.Now()
+	before := a.Holds()
+	if len(before) == 0 {
+		t.Fatal("a holds nothing")
+	}
+	waitFor(t, 8*time.Second, "b to hold every partition", func() bool { return balanced(p, b) })
+	for _, ha := range before {
+		hb, ok := b.Hold(ha.Partition)
+		if !ok {
+			t.Fatalf("b does not hold partition %d", ha.Partition)
+		}
+		if !ha.Until.Before(hb.Since) {
+			t.Errorf("partition %d: a may start until %v, b from %v: the windows overlap", ha.Partition, ha.Until, hb.Since)
+		}
+		if hb.Since.Sub(paused) < a.t.lease-a.t.renew-a.t.margin {
+			t.Errorf("partition %d taken %v after a stopped, sooner than its lease allows", ha.Partition, hb.Since.Sub(paused))
+		}
+		if a.MayStart(ha.Partition, time.Now()) {
+			t.Errorf("a may still start requests for partition %d", ha.Partition)
+		}
+	}
+	_, err := a.Append(testContext(t), before[0].Partition, Entry{Done: []Done{{Key: "http://x.test/"}}})
+	if !errors.Is(err, ErrFenced) {
+		t.Fatalf("a's late Append = %v, want ErrFenced", err)
+	}
+}
+
+// changes records what OnChange reports.
+type changes struct {
+	mu  sync.Mutex
+	log []Change
+}
+
+func (c *changes) add(ch Change) {
+	c.mu.Lock()
+	c.log = append(c.log, ch)
+	c.mu.Unlock()
+}
+
+func (c *changes) of(kind ChangeKind) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for _, ch := range c.log {
+		if ch.Kind == kind {
+			out = append(out, ch.Partition)
+		}
+	}
+	return out
+}
+
+// TestHandover: a worker that should give partitions to a newcomer stops
+// starting requests at once and keeps its claims until the engine releases
+// them; the newcomer claims them after, well within a lease.
+func TestHandover(t *testing.T) {
+	const p = 8
+	s := startServer(t, true)
+	var ca, cb changes
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{OnChange: ca.add})
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
+	if got := ca.of(Gained); len(got) != p {
+		t.Fatalf("a gained %v, want all %d", got, p)
+	}
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{OnChange: cb.add})
+	waitFor(t, 5*time.Second, "a to hand partitions over", func() bool { return len(ca.of(Handover)) > 0 })
+	time.Sleep(a.t.renew * 2) // b's turns find the partitions still claimed
+	moving := ca.of(Handover)
+	for _, i := range moving {
+		if a.MayStart(i, time.Now()) {
+			t.Errorf("a may start requests for partition %d it hands over", i)
+		}
+		if _, ok := b.Hold(i); ok {
+			t.Errorf("b holds partition %d before a released it", i)
+		}
+	}
+	released := time.Now()
+	for _, i := range moving {
+		a.Release(i)
+	}
+	waitFor(t, 5*time.Second, "b to take the partitions", func() bool { return balanced(p, a, b) })
+	if d := time.Since(released); d > a.t.lease {
+		t.Errorf("handover took %v, more than a lease", d)
+	}
+	if got, want := fmt.Sprint(cb.of(Gained)), fmt.Sprint(moving); got != want {
+		t.Errorf("b gained %s, want %s", got, want)
+	}
+}
+
+// TestGracefulLeave: a worker that closes gives its partitions up at once.
+func TestGracefulLeave(t *testing.T) {
+	const p = 8
+	s := startServer(t, true)
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{})
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{})
+	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
+	left := time.Now()
+	if err := b.Close(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
+	if d := time.Since(left); d >= a.t.lease {
+		t.Errorf("a took b's partitions %v after b left, as late as after a crash", d)
+	}
+}

@@ -1,0 +1,77 @@
+package cluster
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// startServer runs a NATS server on a random port of 127.0.0.1 for the
+// test, with JetStream (storing in the test's temporary directory) or
+// without.
+func startServer(t *testing.T, jetStream bool) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: -1, JetStream: jetStream, StoreDir: t.TempDir(),
+		NoLog: true, NoSigs: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s
+}
+
+// testConfig is a crawl of p partitions with a lease of two seconds.
+func testConfig(url, worker string, p int) Config {
+	return Config{NATS: url, Name: "t", Worker: worker, Partitions: p, Lease: 2 * time.Second, minLease: time.Second}
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// join makes a member that the test closes (or stops) in the end.
+func join(t *testing.T, cfg Config, opts Options) *Member {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m, err := Join(ctx, cfg, quietLog(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = m.Close(ctx)
+	})
+	return m
+}
+
+// waitFor polls cond until it holds, failing the test after timeout: the
+// server's timers (TTL expiry) are real time.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
