@@ -136,7 +136,7 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 	if h.fenced.Load() {
 		return 0, fmt.Errorf("partition %d: %w", h.p, ErrFenced)
 	}
-	id := m.cfg.Worker + "." + strconv.FormatUint(h.rev, 10) + "." + strconv.FormatUint(h.seq, 10)
+	id := m.cfg.Worker + "." + strconv.FormatUint(h.claimRev, 10) + "." + strconv.FormatUint(h.seq, 10)
 	var err error
 	for attempt := range 3 {
 		var ack *jetstream.PubAck
@@ -184,15 +184,15 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 		_ = m.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 		cancel()
 	}()
-	if cons.CachedInfo().NumPending == 0 {
-		return through, nil
-	}
-	for {
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(2*time.Second))
+	// Ask for no more than is pending, so that a fetch ends as soon as the
+	// last entry arrives rather than at its timeout.
+	pending := cons.CachedInfo().NumPending
+	for pending > 0 {
+		batch, err := cons.Fetch(int(min(pending, 256)), jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
 			return after, fmt.Errorf("cluster: replay partition %d: %w", p, err)
 		}
-		n, last := 0, false
+		n := 0
 		for msg := range batch.Messages() {
 			n++
 			md, err := msg.Metadata()
@@ -203,15 +203,12 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 			if err != nil {
 				return after, fmt.Errorf("cluster: replay partition %d, sequence %d: %w", p, md.Sequence.Stream, err)
 			}
-			if !e.empty() && (e.claim == "" || len(e.Found)+len(e.Done)+len(e.Waits) > 0) {
+			if len(e.Found)+len(e.Done)+len(e.Waits) > 0 { // claim marks are not passed on
 				if err := fn(md.Sequence.Stream, e); err != nil {
 					return after, err
 				}
 			}
-			after = md.Sequence.Stream
-			if md.NumPending == 0 {
-				last = true
-			}
+			after, pending = md.Sequence.Stream, md.NumPending
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
 			return after, fmt.Errorf("cluster: replay partition %d: %w", p, err)
@@ -219,10 +216,11 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 		if err := ctx.Err(); err != nil {
 			return after, err
 		}
-		if last || n == 0 {
-			return max(through, after), nil
+		if n == 0 {
+			return after, fmt.Errorf("cluster: replay partition %d: %d entries pending and none delivered", p, pending)
 		}
 	}
+	return max(through, after), nil
 }
 
 // Snapshot saves the state of partition p as of stream sequence through
@@ -242,7 +240,7 @@ func (m *Member) Snapshot(ctx context.Context, p int, through uint64, r io.Reade
 	if h.fenced.Load() {
 		return fmt.Errorf("partition %d: %w", p, ErrFenced)
 	}
-	name := objectName(p, through, h.rev)
+	name := objectName(p, through, h.claimRev)
 	if name == h.snapObj {
 		return nil
 	}

@@ -88,7 +88,8 @@ type Hold struct {
 // hold is the member's state of one partition.
 type hold struct {
 	p         int
-	rev       uint64 // the claim's revision; written by the loop only
+	claimRev  uint64 // the revision the claim was created with; names this tenure
+	rev       uint64 // the claim's revision now; written by the loop, under Member.mu
 	since     time.Time
 	until     time.Time
 	leavingAt time.Time // zero unless handing over
@@ -428,7 +429,7 @@ func (m *Member) claim(ctx context.Context, p int) error {
 	if err != nil {
 		return err
 	}
-	h := &hold{p: p, rev: rev, until: m.t.until(sent)}
+	h := &hold{p: p, claimRev: rev, rev: rev, until: m.t.until(sent)}
 	if err := m.fence(ctx, h); err != nil {
 		// The claim stays until it expires; the next turn that finds the
 		// partition free claims it again.

@@ -1,0 +1,80 @@
+package cluster
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+)
+
+// TestRouteDedup: a batch routed twice (here in another order, with an
+// item repeated) is stored once, and each partition's owner reads each of
+// its URLs once.
+func TestRouteDedup(t *testing.T) {
+	const n = 4
+	s := startServer(t, true)
+	ctx := testContext(t)
+	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(n, a) })
+	var items []frontier.Item
+	for p := range 2 {
+		o := originIn(t, p, n)
+		items = append(items, item(t, o, "/1"), item(t, o, "/2"))
+	}
+	stored, err := a.Route(ctx, items)
+	if err != nil || stored != 2 {
+		t.Fatalf("Route = %d, %v; want 2 messages, one per partition", stored, err)
+	}
+	again := append(slices.Clone(items), items[0])
+	slices.Reverse(again)
+	stored, err = a.Route(ctx, again)
+	if err != nil || stored != 0 {
+		t.Fatalf("Route again = %d, %v; want 0 stored", stored, err)
+	}
+	for p := range n {
+		got, _ := replayAll(t, a, p, 0)
+		var keys []string
+		for _, e := range got {
+			for _, it := range e.Found {
+				keys = append(keys, it.Key)
+			}
+		}
+		var want []string
+		for _, it := range items {
+			if Partition(it.Origin, n) == p {
+				want = append(want, it.Key)
+			}
+		}
+		if !slices.Equal(keys, want) {
+			t.Errorf("partition %d reads %q, want %q", p, keys, want)
+		}
+	}
+}
+
+func TestFitEntrySplits(t *testing.T) {
+	var items []frontier.Item
+	for i := range 200 {
+		items = append(items, item(t, "http://h.test", "/page/"+string(rune('a'+i%26))+"/"+time.Duration(i).String()))
+	}
+	const limit = 2000
+	total := 0
+	for rest := items; len(rest) > 0; {
+		data, k, err := fitEntry(rest, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > limit || k < 1 {
+			t.Fatalf("fitEntry gave %d items in %d bytes, limit %d", k, len(data), limit)
+		}
+		e, err := decodeEntry(data)
+		if err != nil || len(e.Found) != k {
+			t.Fatalf("decode: %d items, %v; want %d", len(e.Found), err, k)
+		}
+		total += k
+		rest = rest[k:]
+	}
+	if total != len(items) {
+		t.Fatalf("split %d items into %d", len(items), total)
+	}
+}
