@@ -130,8 +130,10 @@ func (m *Member) Append(ctx context.Context, p int, e Entry) (uint64, error) {
 }
 
 // appendLocked writes data to h's log; h.wmu is held. A write whose reply
-// is lost is sent again with the same Nats-Msg-Id, which the server
-// answers with the first write's sequence rather than storing it twice.
+// is lost is sent again; the server checks the expected sequence before
+// its duplicate window, so a first write that did land makes the second
+// fail on the sequence, and the log's last entry, carrying this write's
+// Nats-Msg-Id, tells that case from a successor's write.
 func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64, error) {
 	if h.fenced.Load() {
 		return 0, fmt.Errorf("partition %d: %w", h.p, ErrFenced)
@@ -147,6 +149,13 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 			return ack.Sequence, nil
 		}
 		if wrongLastSeq(err) {
+			if attempt > 0 {
+				last, lerr := m.stream.GetLastMsgForSubject(ctx, m.logSubject(h.p))
+				if lerr == nil && last.Header.Get(jetstream.MsgIDHeader) == id {
+					h.seq = last.Sequence
+					return last.Sequence, nil
+				}
+			}
 			h.fenced.Store(true) // the loop reports it Lost at its next turn
 			m.wake()
 			return 0, fmt.Errorf("partition %d: %w", h.p, ErrFenced)
@@ -154,7 +163,10 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 		if ctx.Err() != nil || attempt == 2 {
 			break
 		}
-		time.Sleep(100 * time.Millisecond << attempt)
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond << attempt):
+		}
 	}
 	return 0, fmt.Errorf("cluster: append to partition %d: %w", h.p, err)
 }
