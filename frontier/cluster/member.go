@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,6 +117,7 @@ type Member struct {
 	holds   map[int]*hold
 	load    Load
 	version uint64 // of the status: load and holds
+	nonce   string // tells this process's claims from another's
 	started int64  // Unix nanoseconds of the first heartbeat
 
 	poke     chan struct{}
@@ -149,6 +151,8 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 		holds: map[int]*hold{}, poke: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.nonce = rand.Text()
+	m.warnDuplicate(ctx)
 	if err := m.heartbeat(ctx); err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("cluster: announce worker %s: %w", cfg.Worker, err)
@@ -294,201 +298,17 @@ func (m *Member) turn(ctx context.Context) {
 	m.leave(ctx)
 }
 
-// claimValue is what a claim holds.
-type claimValue struct {
-	Worker string `json:"worker"`
-}
-
-func (m *Member) claimValue() []byte {
-	b, _ := json.Marshal(claimValue{Worker: m.cfg.Worker})
-	return b
-}
-
-// renew writes each claim again, with its revision, and moves Until by the
-// send time of each write that succeeded. A claim whose revision is no
-// longer the key's was taken over (or expired and taken): it is lost.
-func (m *Member) renew(ctx context.Context) {
-	for _, h := range m.snapshotHolds() {
-		sent := time.Now()
-		rev, err := m.leases.Update(ctx, leaseKey(h.p), m.claimValue(), h.rev)
-		switch {
-		case err == nil:
-			m.mu.Lock()
-			h.rev = rev
-			if h.leavingAt.IsZero() {
-				h.until = m.t.until(sent)
-			}
-			m.mu.Unlock()
-		case errors.Is(err, jetstream.ErrKeyRevisionMismatch) || wrongLastSeq(err):
-			m.lose(h, "claim superseded")
-		case ctx.Err() == nil:
-			m.log.Warn("cluster: renew claim", "partition", h.p, "err", err)
-		}
-	}
-}
-
-func (m *Member) snapshotHolds() []*hold {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]*hold, 0, len(m.holds))
-	for _, h := range m.holds {
-		out = append(out, h)
-	}
-	slices.SortFunc(out, func(a, b *hold) int { return a.p - b.p })
-	return out
-}
-
-// expire drops the partitions whose window closed without a renewal (the
-// server may let their claims go any moment now) and those a write found
-// claimed by another worker.
-func (m *Member) expire(now time.Time) {
-	for _, h := range m.snapshotHolds() {
-		m.mu.Lock()
-		over := h.leavingAt.IsZero() && !now.Before(h.until)
-		m.mu.Unlock()
-		switch {
-		case h.fenced.Load():
-			m.lose(h, "log written by another worker")
-		case over:
-			m.lose(h, "lease ran out")
-		}
-	}
-}
-
-// lose forgets h and reports it Lost. Its claim is left to expire: it
-// may be ours still, but a delete could race a successor's claim only to
-// fail on the revision, so it is not worth a round trip here.
-func (m *Member) lose(h *hold, why string) {
-	m.mu.Lock()
-	if m.holds[h.p] != h {
-		m.mu.Unlock()
+// warnDuplicate logs a live worker with this one's id: two processes with
+// one id keep the crawl exclusive (claims are compare-and-set and tell
+// processes apart), but share one status and one share of the partitions.
+func (m *Member) warnDuplicate(ctx context.Context) {
+	e, err := m.members.Get(ctx, memberKey(m.cfg.Worker))
+	if err != nil {
 		return
 	}
-	delete(m.holds, h.p)
-	m.version++
-	m.mu.Unlock()
-	h.fenced.Store(true)
-	m.log.Warn("cluster: partition lost", "partition", h.p, "why", why)
-	m.notify(Change{Partition: h.p, Kind: Lost})
-}
-
-func (m *Member) notify(c Change) {
-	if m.opts.OnChange != nil {
-		m.opts.OnChange(c)
-	}
-}
-
-// liveWorkers lists the workers whose membership has not expired, this one
-// included.
-func (m *Member) liveWorkers(ctx context.Context) ([]string, error) {
-	es, err := entries(ctx, m.members)
-	if err != nil {
-		return nil, err
-	}
-	live := []string{m.cfg.Worker}
-	for k := range es {
-		if w := k[len("w."):]; w != m.cfg.Worker {
-			live = append(live, w)
-		}
-	}
-	slices.Sort(live)
-	return live, nil
-}
-
-// assign claims each free partition rendezvous hashing gives this worker,
-// and hands over each held one it gives another.
-func (m *Member) assign(ctx context.Context, live []string) {
-	for p := range m.cfg.Partitions {
-		if ctx.Err() != nil {
-			return
-		}
-		mine := owner(live, p) == m.cfg.Worker
-		m.mu.Lock()
-		h := m.holds[p]
-		m.mu.Unlock()
-		switch {
-		case mine && h == nil:
-			if err := m.claim(ctx, p); err != nil && ctx.Err() == nil {
-				m.log.Warn("cluster: claim", "partition", p, "err", err)
-			}
-		case !mine && h != nil:
-			m.handover(h)
-		}
-	}
-}
-
-// claim tries to create partition p's claim; when it is free, it fences
-// the partition's log and snapshot pointer against the previous owner and
-// reports it Gained.
-func (m *Member) claim(ctx context.Context, p int) error {
-	sent := time.Now()
-	rev, err := m.leases.Create(ctx, leaseKey(p), m.claimValue())
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return nil // held by another; it will expire or be released
-	}
-	if err != nil {
-		return err
-	}
-	h := &hold{p: p, claimRev: rev, rev: rev, until: m.t.until(sent)}
-	if err := m.fence(ctx, h); err != nil {
-		// The claim stays until it expires; the next turn that finds the
-		// partition free claims it again.
-		_ = m.leases.Delete(ctx, leaseKey(p), jetstream.LastRevision(rev))
-		return fmt.Errorf("fence: %w", err)
-	}
-	m.mu.Lock()
-	h.since = time.Now()
-	m.holds[p] = h
-	m.version++
-	m.mu.Unlock()
-	m.log.Info("cluster: partition gained", "partition", p)
-	m.notify(Change{Partition: p, Kind: Gained})
-	return nil
-}
-
-// handover begins giving h up: no request may start from now, and the
-// claim goes at Release (or, without OnChange, at once).
-func (m *Member) handover(h *hold) {
-	m.mu.Lock()
-	if !h.leavingAt.IsZero() {
-		m.mu.Unlock()
-		return
-	}
-	h.leavingAt, h.until = time.Now(), time.Time{}
-	h.released = m.opts.OnChange == nil
-	m.mu.Unlock()
-	m.log.Info("cluster: partition handed over", "partition", h.p)
-	m.notify(Change{Partition: h.p, Kind: Handover})
-}
-
-// leave deletes the claims of the partitions released after a handover,
-// or handed over a lease ago: an engine that never releases does not keep
-// a partition from its owner for longer than a dead worker would.
-func (m *Member) leave(ctx context.Context) {
-	now := time.Now()
-	for _, h := range m.snapshotHolds() {
-		m.mu.Lock()
-		ready := !h.leavingAt.IsZero() && (h.released || now.Sub(h.leavingAt) >= m.t.lease)
-		rev := h.rev
-		m.mu.Unlock()
-		if !ready {
-			continue
-		}
-		h.wmu.Lock() // wait for a write under way; none after the claim is gone
-		h.fenced.Store(true)
-		h.wmu.Unlock()
-		err := m.leases.Delete(ctx, leaseKey(h.p), jetstream.LastRevision(rev))
-		if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) && !wrongLastSeq(err) {
-			h.fenced.Store(false)
-			m.log.Warn("cluster: release claim", "partition", h.p, "err", err)
-			continue
-		}
-		m.mu.Lock()
-		if m.holds[h.p] == h {
-			delete(m.holds, h.p)
-			m.version++
-		}
-		m.mu.Unlock()
-		m.log.Info("cluster: partition released", "partition", h.p)
+	var s memberStatus
+	if json.Unmarshal(e.Value(), &s) == nil && time.Since(s.At) < m.t.lease/2 {
+		m.log.Warn("cluster: another worker with this id was seen recently; give each worker its own cluster.worker",
+			"last_seen", s.At)
 	}
 }

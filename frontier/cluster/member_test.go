@@ -215,3 +215,29 @@ func TestGracefulLeave(t *testing.T) {
 		t.Errorf("a took b's partitions %v after b left, as late as after a crash", d)
 	}
 }
+
+// TestAdoptOwnClaim: a member whose windows closed (as after a long pause)
+// while the server still kept its claims takes them up again at once,
+// fenced anew, rather than waiting out the lease.
+func TestAdoptOwnClaim(t *testing.T) {
+	const p = 4
+	s := startServer(t, true)
+	var ca changes
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{OnChange: ca.add})
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
+	before := a.Holds()
+	dropped := time.Now()
+	a.expire(dropped.Add(time.Hour))
+	if len(a.Holds()) != 0 || len(ca.of(Lost)) != p {
+		t.Fatalf("after expiry a holds %v, lost %v", a.Holds(), ca.of(Lost))
+	}
+	waitFor(t, 5*time.Second, "a to hold every partition again", func() bool { return balanced(p, a) })
+	if d := time.Since(dropped); d >= a.t.lease {
+		t.Errorf("a took its partitions back after %v, as late as a stranger would", d)
+	}
+	for i, h := range a.Holds() {
+		if h.Revision <= before[i].Revision {
+			t.Errorf("partition %d: revision %d after %d", h.Partition, h.Revision, before[i].Revision)
+		}
+	}
+}
