@@ -112,6 +112,10 @@ func (m *Member) held(p int) (*hold, error) {
 // another worker claimed p it fails with ErrFenced (and the member reports
 // p Lost): nothing a superseded worker writes lands after its successor's
 // claim. Appends to one partition are serialised; to several, concurrent.
+//
+// An entry too large for one message (the server's max_payload) is written
+// as several: its found URLs first, then the rest, so that a failure part
+// way leaves URLs found but not the request done, which a successor redoes.
 func (m *Member) Append(ctx context.Context, p int, e Entry) (uint64, error) {
 	if e.empty() {
 		return 0, nil
@@ -126,6 +130,30 @@ func (m *Member) Append(ctx context.Context, p int, e Entry) (uint64, error) {
 	}
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
+	limit := int(m.nc.MaxPayload()) - 1024
+	if len(data) <= limit {
+		return m.appendLocked(ctx, h, data)
+	}
+	for found := e.Found; len(found) > 0; {
+		chunk, n, err := fitEntry(found, limit)
+		if err != nil {
+			return 0, fmt.Errorf("cluster: append to partition %d: %w", p, err)
+		}
+		if _, err := m.appendLocked(ctx, h, chunk); err != nil {
+			return 0, err
+		}
+		found = found[n:]
+	}
+	rest := Entry{Done: e.Done, Waits: e.Waits}
+	if rest.empty() {
+		return h.seq, nil
+	}
+	if data, err = rest.encode(); err != nil {
+		return 0, err
+	}
+	if len(data) > limit {
+		return 0, fmt.Errorf("cluster: append to partition %d: %d bytes of done URLs and waits exceed the server's max_payload", p, len(data))
+	}
 	return m.appendLocked(ctx, h, data)
 }
 

@@ -7,9 +7,11 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/politecrawl/crawler/frontier"
 )
 
@@ -146,5 +148,66 @@ func TestFencedSnapshot(t *testing.T) {
 	}
 	if seq, err := b.Restore(ctx, 0, func(io.Reader) error { return errors.New("called") }); err != nil || seq != 0 {
 		t.Fatalf("b's Restore = %d, %v; want no snapshot", seq, err)
+	}
+}
+
+// TestAppendLargeAndConcurrent: an entry larger than the server's
+// max_payload is written in parts, found URLs first, and appends from many
+// goroutines to one partition are all kept, each once.
+func TestAppendLargeAndConcurrent(t *testing.T) {
+	s := startServerWith(t, &server.Options{
+		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		MaxPayload: 8 << 10,
+	})
+	ctx := testContext(t)
+	a := join(t, testConfig(s.ClientURL(), "a", 1), Options{})
+	waitFor(t, 5*time.Second, "a to hold the partition", func() bool { return balanced(1, a) })
+	origin := originIn(t, 0, 1)
+	big := Entry{Done: []Done{{Key: origin + "/"}}}
+	for i := range 300 {
+		big.Found = append(big.Found, item(t, origin, fmt.Sprintf("/found/%d", i)))
+	}
+	if _, err := a.Append(ctx, 0, big); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := replayAll(t, a, 0, 0)
+	if len(got) < 2 {
+		t.Fatalf("a large entry came back as %d entries, want several", len(got))
+	}
+	var found []frontier.Item
+	for i, e := range got {
+		found = append(found, e.Found...)
+		if len(e.Done) > 0 && i != len(got)-1 {
+			t.Errorf("entry %d of %d holds the done URL; it must come last", i, len(got))
+		}
+	}
+	if !reflect.DeepEqual(found, big.Found) || !reflect.DeepEqual(got[len(got)-1].Done, big.Done) {
+		t.Fatalf("the parts hold %d found URLs and %v, want %d and %v", len(found), got[len(got)-1].Done, len(big.Found), big.Done)
+	}
+
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 10 {
+				if _, err := a.Append(ctx, 0, Entry{Done: []Done{{Key: fmt.Sprintf("%s/%d/%d", origin, g, i)}}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, _ = replayAll(t, a, 0, 0)
+	seen := map[string]bool{}
+	for _, e := range got {
+		for _, d := range e.Done {
+			if seen[d.Key] {
+				t.Errorf("%s written twice", d.Key)
+			}
+			seen[d.Key] = true
+		}
+	}
+	if len(seen) != 81 {
+		t.Fatalf("%d done URLs in the log, want 81", len(seen))
 	}
 }

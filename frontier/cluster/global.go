@@ -22,7 +22,7 @@ type Load struct {
 	Done     int64 `json:"done"`      // URLs done in its partitions
 	// Through: every entry of every partition the worker holds, up to this
 	// stream sequence, is applied (the least of Replay's through over its
-	// partitions).
+	// partitions). A worker that holds nothing need not set it.
 	Through uint64 `json:"through"`
 }
 
@@ -171,7 +171,7 @@ func (c *conn) look(ctx context.Context) (fingerprint, why string, err error) {
 		switch {
 		case !s.Load.idle():
 			return "", fmt.Sprintf("worker %s is busy", s.Worker), nil
-		case s.Load.Through < last:
+		case len(s.Held) > 0 && s.Load.Through < last:
 			return "", fmt.Sprintf("worker %s has read the stream to %d of %d", s.Worker, s.Load.Through, last), nil
 		}
 		fmt.Fprintf(&fp, " %s/%d/%d", s.Worker, s.Started, s.Version)

@@ -118,7 +118,8 @@ type Member struct {
 	load    Load
 	version uint64 // of the status: load and holds
 	nonce   string // tells this process's claims from another's
-	started int64  // Unix nanoseconds of the first heartbeat
+	closed  bool
+	started int64 // Unix nanoseconds of the first heartbeat
 
 	poke     chan struct{}
 	ctx      context.Context // ends at Close or pause
@@ -227,10 +228,16 @@ func (m *Member) wake() {
 // Close leaves the crawl: it stops the loop, deletes the member's claims
 // (with their revisions, so a claim taken over meanwhile is left alone) and
 // its membership, and closes the connection. The caller must have stopped
-// starting requests first; writes after Close fail.
+// starting requests first; writes after Close fail. Closing again does
+// nothing.
 func (m *Member) Close(ctx context.Context) error {
 	m.stop()
 	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
 	holds := m.holds
 	m.holds = map[int]*hold{}
 	m.mu.Unlock()

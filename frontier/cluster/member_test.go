@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 func TestJoinUnreachable(t *testing.T) {
@@ -238,6 +240,71 @@ func TestAdoptOwnClaim(t *testing.T) {
 	for i, h := range a.Holds() {
 		if h.Revision <= before[i].Revision {
 			t.Errorf("partition %d: revision %d after %d", h.Partition, h.Revision, before[i].Revision)
+		}
+	}
+}
+
+// TestServerRestart: while the server is away no window is renewed, so
+// the workers stop starting requests within a lease; when it is back they
+// reconnect and hold every partition again, and the log written before is
+// still there.
+func TestServerRestart(t *testing.T) {
+	const p = 4
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := t.TempDir()
+	opts := func() *server.Options {
+		return &server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true}
+	}
+	s := startServerWith(t, opts())
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{})
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{})
+	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
+	ha := a.Holds()[0]
+	if _, err := a.Append(testContext(t), ha.Partition, Entry{Done: []Done{{Key: "http://kept.test/"}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	s.Shutdown()
+	s.WaitForShutdown()
+	waitFor(t, 2*a.t.lease, "every window to close", func() bool {
+		now := time.Now()
+		for i := range p {
+			if a.MayStart(i, now) || b.MayStart(i, now) {
+				return false
+			}
+		}
+		return true
+	})
+
+	startServerWith(t, opts())
+	waitFor(t, 10*time.Second, "a and b to start requests again", func() bool {
+		now := time.Now()
+		for i := range p {
+			if a.MayStart(i, now) == b.MayStart(i, now) {
+				return false
+			}
+		}
+		return balanced(p, a, b)
+	})
+	var m *Member
+	if _, ok := a.Hold(ha.Partition); ok {
+		m = a
+	} else {
+		m = b
+	}
+	if got, _ := replayAll(t, m, ha.Partition, 0); len(got) != 1 || got[0].Done[0].Key != "http://kept.test/" {
+		t.Fatalf("after the restart the log holds %+v", got)
+	}
+	// The restarted server's cleanup runs before the members': close them
+	// while it is up.
+	for _, m := range []*Member{a, b} {
+		if err := m.Close(testContext(t)); err != nil {
+			t.Error(err)
 		}
 	}
 }

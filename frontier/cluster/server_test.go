@@ -15,10 +15,16 @@ import (
 // without.
 func startServer(t *testing.T, jetStream bool) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
+	return startServerWith(t, &server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: jetStream, StoreDir: t.TempDir(),
 		NoLog: true, NoSigs: true,
 	})
+}
+
+// startServerWith runs a NATS server with opts for the test.
+func startServerWith(t *testing.T, opts *server.Options) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +58,9 @@ func join(t *testing.T, cfg Config, opts Options) *Member {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = m.Close(ctx)
+		if err := m.Close(ctx); err != nil {
+			t.Errorf("close %s: %v", m.Worker(), err)
+		}
 	})
 	return m
 }
