@@ -166,7 +166,8 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 	if h.fenced.Load() {
 		return 0, fmt.Errorf("partition %d: %w", h.p, ErrFenced)
 	}
-	id := m.cfg.Worker + "." + strconv.FormatUint(h.claimRev, 10) + "." + strconv.FormatUint(h.seq, 10)
+	h.writes++ // a write of its own id: an earlier call's late write is not taken for this one
+	id := m.cfg.Worker + "." + strconv.FormatUint(h.claimRev, 10) + "." + strconv.FormatUint(h.writes, 10)
 	var err error
 	for attempt := range 3 {
 		var ack *jetstream.PubAck

@@ -62,6 +62,11 @@ func dial(ctx context.Context, cfg Config, name string, create bool) (*conn, err
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500*time.Millisecond),
 		nats.Timeout(5*time.Second),
+		// A write made while reconnecting fails at once rather than
+		// waiting in a buffer to be sent, late, after the caller gave up
+		// on it: a renewal or append must land while it still means what
+		// it meant, or not at all.
+		nats.ReconnectBufSize(-1),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("cluster.nats: connect to %s: %w", cfg.NATS, err)

@@ -96,10 +96,13 @@
 // subject of their own, so that their writers, who hold nothing, do not
 // move the log's sequence.
 //
-// An Append whose reply is lost is sent again; since the server checks the
-// expected sequence before its duplicate window, the retry fails on the
-// sequence if the first write landed, and the log's last entry carrying the
-// retry's Nats-Msg-Id tells that case from a successor's write.
+// An Append whose reply is lost is sent again with the same Nats-Msg-Id,
+// one of its own per call; since the server checks the expected sequence
+// before its duplicate window, the retry fails on the sequence if the first
+// write landed, and the log's last entry carrying the call's id tells that
+// case from a successor's write. The connection has no reconnect buffer, so
+// a write made while it is down fails at once instead of landing later,
+// after the caller gave up on it.
 //
 // # What is durable where
 //

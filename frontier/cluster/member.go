@@ -98,6 +98,7 @@ type hold struct {
 
 	wmu     sync.Mutex  // serialises the partition's log writes
 	seq     uint64      // the last sequence of its log subject, as this owner wrote it
+	writes  uint64      // appends tried, for their Nats-Msg-Id
 	snapRev uint64      // the revision of its snapshot pointer, as this owner wrote it
 	snapObj string      // the object that pointer names
 	fenced  atomic.Bool // set once the claim is gone or a write found another owner
