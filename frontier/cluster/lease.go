@@ -46,29 +46,37 @@ func each[T any](xs []T, fn func(T)) {
 }
 
 // renew writes each claim again, with its revision, and moves Until by the
-// send time of each write that succeeded. A claim whose revision is no
-// longer the key's was taken over (or expired and taken): it is lost.
+// send time of each write that succeeded. A claim whose revision moved
+// is taken up again if it is still this process's (a renewal landed whose
+// reply was lost), and otherwise lost: another worker claimed it after it
+// expired.
 func (m *Member) renew(ctx context.Context) {
 	var mu sync.Mutex
 	var lost []*hold
 	each(m.snapshotHolds(), func(h *hold) {
 		sent := time.Now()
 		rev, err := m.leases.Update(ctx, leaseKey(h.p), m.claimValue(), h.rev)
-		switch {
-		case err == nil:
-			m.mu.Lock()
-			h.rev = rev
-			if h.leavingAt.IsZero() {
-				h.until = m.t.until(sent)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || wrongLastSeq(err) {
+			sent = time.Now()
+			if rev, err = m.adopt(ctx, h.p); err == nil && rev == 0 {
+				mu.Lock()
+				lost = append(lost, h)
+				mu.Unlock()
+				return
 			}
-			m.mu.Unlock()
-		case errors.Is(err, jetstream.ErrKeyRevisionMismatch) || wrongLastSeq(err):
-			mu.Lock()
-			lost = append(lost, h)
-			mu.Unlock()
-		case ctx.Err() == nil:
-			m.log.Warn("cluster: renew claim", "partition", h.p, "err", err)
 		}
+		if err != nil {
+			if ctx.Err() == nil {
+				m.log.Warn("cluster: renew claim", "partition", h.p, "err", err)
+			}
+			return
+		}
+		m.mu.Lock()
+		h.rev = rev
+		if h.leavingAt.IsZero() {
+			h.until = m.t.until(sent)
+		}
+		m.mu.Unlock()
 	})
 	slices.SortFunc(lost, func(a, b *hold) int { return a.p - b.p })
 	for _, h := range lost {
@@ -208,8 +216,10 @@ func (m *Member) claim(ctx context.Context, p int) (*hold, error) {
 	return h, nil
 }
 
-// adopt takes up this process's own claim on p, which it holds no longer
-// (see claim), and returns its new revision; 0 when the claim is another's.
+// adopt writes this process's own claim on p again, with the revision the
+// server has, and returns the new revision; 0 when the claim is not this
+// process's (or is gone). Nobody else can have held p in between: a
+// successor's Create would have replaced the claim's value and nonce.
 func (m *Member) adopt(ctx context.Context, p int) (uint64, error) {
 	e, err := m.leases.Get(ctx, leaseKey(p))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {

@@ -34,7 +34,8 @@ const (
 	// previous owner; restore and replay it (Restore, Replay), then crawl.
 	Gained ChangeKind = iota + 1
 	// Handover: the partition should move to another worker. Start no
-	// request for it; when those in flight are settled, call Release.
+	// request for it; when those in flight are settled and written, call
+	// Release. Nothing more is reported of it.
 	Handover
 	// Lost: the member no longer holds the partition (its lease ran out
 	// or another worker holds it). Start nothing for it; writes fail.
@@ -123,9 +124,8 @@ type Member struct {
 	started int64 // Unix nanoseconds of the first heartbeat
 
 	poke     chan struct{}
-	ctx      context.Context // ends at Close or pause
-	cancel   context.CancelFunc
-	done     chan struct{}
+	cancel   context.CancelFunc // ends the loop
+	done     chan struct{}      // closed when the loop has returned
 	stopOnce sync.Once
 }
 
@@ -152,14 +152,15 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 		conn: c, t: timingOf(cfg.Lease), log: log.With("worker", cfg.Worker), opts: opts,
 		holds: map[int]*hold{}, poke: make(chan struct{}, 1), done: make(chan struct{}),
 	}
-	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.nonce = rand.Text()
 	m.warnDuplicate(ctx)
 	if err := m.heartbeat(ctx); err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("cluster: announce worker %s: %w", cfg.Worker, err)
 	}
-	go m.run()
+	loop, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go m.run(loop)
 	return m, nil
 }
 
@@ -269,18 +270,18 @@ func (m *Member) stop() {
 
 // run is the member's loop: a turn every quarter lease, or sooner when
 // woken (Release, Report).
-func (m *Member) run() {
+func (m *Member) run(loop context.Context) {
 	defer close(m.done)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		select {
-		case <-m.ctx.Done():
+		case <-loop.Done():
 			return
 		case <-timer.C:
 		case <-m.poke:
 		}
-		ctx, cancel := context.WithTimeout(m.ctx, m.t.renew)
+		ctx, cancel := context.WithTimeout(loop, m.t.renew)
 		m.turn(ctx)
 		cancel()
 		timer.Reset(m.t.renew)
@@ -293,7 +294,7 @@ func (m *Member) turn(ctx context.Context) {
 	m.renew(ctx)
 	m.expire(time.Now())
 	if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
-		m.log.Warn("cluster heartbeat failed", "err", err)
+		m.log.Warn("cluster: heartbeat", "err", err)
 	}
 	live, err := m.liveWorkers(ctx)
 	if err != nil {

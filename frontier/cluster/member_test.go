@@ -308,3 +308,39 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestRenewAfterLostReply: a claim whose revision moved under the member
+// is kept when the newer write is its own (a renewal whose reply was lost)
+// and lost when it is another's.
+func TestRenewAfterLostReply(t *testing.T) {
+	const p = 2
+	s := startServer(t, true)
+	ctx := testContext(t)
+	var ca changes
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{OnChange: ca.add})
+	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
+	rewrite := func(part int, value []byte) uint64 {
+		e, err := a.leases.Get(ctx, leaseKey(part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev, err := a.leases.Update(ctx, leaseKey(part), value, e.Revision())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rev
+	}
+	own := rewrite(0, a.claimValue())
+	other := rewrite(1, []byte(`{"worker":"a","nonce":"another process"}`))
+	waitFor(t, 5*time.Second, "a to lose partition 1", func() bool { return len(ca.of(Lost)) > 0 })
+	waitFor(t, 5*time.Second, "a to renew partition 0", func() bool { h, _ := a.Hold(0); return h.Revision > own })
+	if got := ca.of(Lost); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("a lost %v, want only partition 1", got)
+	}
+	if _, ok := a.Hold(1); ok {
+		t.Fatal("a holds partition 1, claimed by another process")
+	}
+	if e, err := a.leases.Get(ctx, leaseKey(1)); err != nil || e.Revision() != other {
+		t.Fatalf("the other process's claim was touched: %v, %v", e, err)
+	}
+}
