@@ -97,7 +97,7 @@ func (s ClusterStatus) Write(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", ws.Worker, len(ws.Partitions), ws.Load.Queued,
 			ws.Load.InFlight, ws.Load.Done, ws.Seen.Format(time.RFC3339), ranges(ws.Partitions))
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\t\t%d\t\t\n", s.Partitions-len(s.Unheld), queued, done)
+	fmt.Fprintf(tw, "total\t%d\t%d\t\t%d\n", s.Partitions-len(s.Unheld), queued, done)
 	if len(s.Unheld) > 0 {
 		fmt.Fprintf(tw, "not held: %s\n", ranges(s.Unheld))
 	}
