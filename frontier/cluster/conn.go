@@ -80,7 +80,9 @@ func dial(ctx context.Context, cfg Config, name string, create bool) (*conn, err
 }
 
 func (c *conn) open(ctx context.Context, create bool) error {
-	js, err := jetstream.New(c.nc)
+	// Route publishes a page's batches at once and waits for their acks;
+	// an ack that never comes fails after the timeout rather than never.
+	js, err := jetstream.New(c.nc, jetstream.WithPublishAsyncTimeout(10*time.Second), jetstream.WithPublishAsyncMaxPending(1024))
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}

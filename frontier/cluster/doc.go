@@ -200,6 +200,13 @@
 // Replay creates an ordered consumer per call: right for recovery, too
 // dear for an engine polling 256 partitions a second; see below.
 //
+// Measured (BenchmarkAppend, BenchmarkRoute; a local server with file
+// storage, client and server sharing two cores): an append of a settled
+// request with 20 links takes 190 µs, about 5,000 a second on one
+// partition, no more across 64 partitions on those two cores; routing a
+// page's links to 50 partitions takes 1.5 ms (published together, acks
+// awaited together; 8 ms one after another).
+//
 // # The engine's part (next step)
 //
 // The engine holds a frontier per partition (or one frontier with hosts

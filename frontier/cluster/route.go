@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -38,27 +39,50 @@ func (c *conn) route(ctx context.Context, items []frontier.Item) (int, error) {
 	}
 	slices.Sort(parts)
 	limit := int(c.nc.MaxPayload()) - 1024 // room for headers
-	stored := 0
+	// Publish every message, then wait for every ack: a page's links to
+	// fifty partitions take about one round trip, not fifty.
+	type sent struct {
+		p   int
+		ack jetstream.PubAckFuture
+	}
+	var pending []sent
+	var errs []error
 	for _, p := range parts {
 		batch := byPart[p]
 		slices.SortFunc(batch, func(a, b frontier.Item) int {
 			return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Kind, b.Kind))
 		})
 		batch = slices.CompactFunc(batch, func(a, b frontier.Item) bool { return a.Key == b.Key && a.Kind == b.Kind })
-		for len(batch) > 0 {
+		for len(batch) > 0 && len(errs) == 0 {
 			data, n, err := fitEntry(batch, limit)
 			if err != nil {
-				return stored, fmt.Errorf("cluster: route to partition %d: %w", p, err)
+				errs = append(errs, fmt.Errorf("partition %d: %w", p, err))
+				break
 			}
-			ack, err := c.js.Publish(ctx, c.inSubject(p), data, jetstream.WithMsgID(c.routeID(p, batch[:n])))
+			f, err := c.js.PublishAsync(c.inSubject(p), data, jetstream.WithMsgID(c.routeID(p, batch[:n])))
 			if err != nil {
-				return stored, fmt.Errorf("cluster: route to partition %d: %w", p, err)
+				errs = append(errs, fmt.Errorf("partition %d: %w", p, err))
+				break
 			}
+			pending = append(pending, sent{p, f})
+			batch = batch[n:]
+		}
+	}
+	stored := 0
+	for _, s := range pending {
+		select {
+		case ack := <-s.ack.Ok():
 			if !ack.Duplicate {
 				stored++
 			}
-			batch = batch[n:]
+		case err := <-s.ack.Err():
+			errs = append(errs, fmt.Errorf("partition %d: %w", s.p, err))
+		case <-ctx.Done():
+			return stored, fmt.Errorf("cluster: route: %w", ctx.Err())
 		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return stored, fmt.Errorf("cluster: route: %w", err)
 	}
 	return stored, nil
 }

@@ -13,7 +13,7 @@ import (
 // startServer runs a NATS server on a random port of 127.0.0.1 for the
 // test, with JetStream (storing in the test's temporary directory) or
 // without.
-func startServer(t *testing.T, jetStream bool) *server.Server {
+func startServer(t testing.TB, jetStream bool) *server.Server {
 	t.Helper()
 	return startServerWith(t, &server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: jetStream, StoreDir: t.TempDir(),
@@ -22,7 +22,7 @@ func startServer(t *testing.T, jetStream bool) *server.Server {
 }
 
 // startServerWith runs a NATS server with opts for the test.
-func startServerWith(t *testing.T, opts *server.Options) *server.Server {
+func startServerWith(t testing.TB, opts *server.Options) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(opts)
 	if err != nil {
@@ -47,7 +47,7 @@ func testConfig(url, worker string, p int) Config {
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // join makes a member that the test closes (or stops) in the end.
-func join(t *testing.T, cfg Config, opts Options) *Member {
+func join(t testing.TB, cfg Config, opts Options) *Member {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -67,7 +67,7 @@ func join(t *testing.T, cfg Config, opts Options) *Member {
 
 // waitFor polls cond until it holds, failing the test after timeout: the
 // server's timers (TTL expiry) are real time.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -78,7 +78,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-func testContext(t *testing.T) context.Context {
+func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
