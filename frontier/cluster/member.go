@@ -243,14 +243,16 @@ func (m *Member) Close(ctx context.Context) error {
 	holds := m.holds
 	m.holds = map[int]*hold{}
 	m.mu.Unlock()
+	// Membership first: a worker that sees the claims gone should already
+	// see this one gone, or it would leave them for this one to take.
 	var errs []error
+	if err := m.members.Delete(ctx, memberKey(m.cfg.Worker)); err != nil {
+		errs = append(errs, fmt.Errorf("leave: %w", err))
+	}
 	for _, h := range holds {
 		if err := m.leases.Delete(ctx, leaseKey(h.p), jetstream.LastRevision(h.rev)); err != nil && !wrongLastSeq(err) {
 			errs = append(errs, fmt.Errorf("release partition %d: %w", h.p, err))
 		}
-	}
-	if err := m.members.Delete(ctx, memberKey(m.cfg.Worker)); err != nil {
-		errs = append(errs, fmt.Errorf("leave: %w", err))
 	}
 	if err := m.nc.Drain(); err != nil {
 		m.nc.Close()
@@ -269,10 +271,12 @@ func (m *Member) stop() {
 }
 
 // run is the member's loop: a turn every quarter lease, or sooner when
-// woken (Release, Report).
+// woken (Release, Report). The first turn waits an eighth of a lease, so
+// that workers started together see each other before they claim, rather
+// than claim everything and hand most of it over at once.
 func (m *Member) run(loop context.Context) {
 	defer close(m.done)
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(m.t.renew / 2)
 	defer timer.Stop()
 	for {
 		select {
