@@ -218,6 +218,7 @@ func timingOf(lease time.Duration) timing {
 // for a partition whose claim it wrote with a request sent at sent. The
 // server stores the write after it was sent and expires it lease after
 // that, by its own clock; counting from the send time by the worker's clock,
-// minus the margin, ends the window before the expiry unless the two clocks'
-// rates differ by more than margin/lease (20%) or the server's clock jumps.
+// minus the margin, ends the window before the expiry unless the worker's
+// clock runs margin/lease (20%) slower than the server's, or the server's
+// wall clock jumps forward.
 func (t timing) until(sent time.Time) time.Time { return sent.Add(t.lease - t.margin) }

@@ -35,8 +35,10 @@
 //
 // # A partition's life
 //
-// Every quarter lease a Member's loop renews its claims (Update with the
-// claim's revision, 32 at a time), drops those whose window closed,
+// Every quarter lease (the first time an eighth of a lease after Join, so
+// that workers started together see each other before they claim) a
+// Member's loop renews its claims (Update with the claim's revision, 32 at
+// a time), drops those whose window closed,
 // heartbeats, lists the live workers (membership keys not yet expired,
 // itself included) and runs rendezvous (highest random weight) hashing
 // over them: each partition belongs to the worker of highest score, so a
@@ -54,11 +56,15 @@
 //     Release; the claim is then deleted with its revision, and the new
 //     owner claims it at its next turn. An engine that does not release
 //     within a lease loses the partition anyway.
-//   - Renewal refused (the revision moved) or the window closed: Lost.
+//   - Renewal refused because another process claimed it, or the window
+//     closed: Lost. (A renewal refused because this process's own earlier
+//     renewal landed, its reply lost, carries on; a claim dropped when the
+//     window closed that the server still keeps is taken up again at the
+//     next turn, fenced anew, and reported Gained.)
 //
-// Close deletes the member's claims and membership with their revisions,
-// so that the others take its partitions at their next turn rather than
-// after a lease.
+// Close deletes the member's membership, then its claims with their
+// revisions, so that the others take its partitions at their next turn
+// rather than after a lease.
 //
 // # No two workers start requests for one host at once
 //
@@ -68,8 +74,8 @@
 // keeps it a lease by its clock (the bucket's max age); a successor's
 // Create succeeds only once the key is gone; and the successor's window
 // opens after its Create and fence returned. So the old window closes
-// before the new one opens provided the worker's clock does not run more
-// than lease/margin − 1 = 25% slower than the server's over one lease, and
+// before the new one opens provided the worker's clock does not run 20%
+// (margin/lease) slower than the server's over one lease, and
 // the server's wall clock does not jump forward (JetStream ages messages by
 // their wall-clock timestamps: a step of more than the margin could expire
 // claims early; run the server with a slewing NTP client). No clocks are
