@@ -213,6 +213,26 @@
 // page's links to 50 partitions takes 1.5 ms (published together, acks
 // awaited together; 8 ms one after another).
 //
+// # Where this departs from the sketch of issue #15
+//
+//   - Fencing is the server's expected last subject sequence on the
+//     partition's log, after a claim mark by the new owner, rather than the
+//     claim's revision in a header for readers to check: a stale write is
+//     refused, not stored and filtered. Routed URLs have a subject of their
+//     own so that their writers do not move that sequence.
+//   - The last snapshot is found through a pointer key, fenced by its
+//     revision, rather than by reading the stream: restoring is one read,
+//     and a superseded owner cannot point at, purge for, or delete a
+//     snapshot its successor relies on.
+//   - Claims use the bucket's TTL, not per-key TTLs (which need the
+//     bucket's LimitMarkerTTL and server 2.11): every claim has the same
+//     lease.
+//   - Handover waits for the engine's Release (at most a lease), so that
+//     requests in flight are written by their owner rather than redone.
+//   - The end of the crawl also asks each worker how far it has read the
+//     stream (Through), so that a URL routed to a worker that has not read
+//     it yet keeps the crawl going even if the worker says it is idle.
+//
 // # The engine's part (next step)
 //
 // The engine holds a frontier per partition (or one frontier with hosts
