@@ -25,10 +25,11 @@ func (m *Member) fence(ctx context.Context, h *hold) error {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		last, err := m.lastLogSeq(ctx, h.p)
+		last, clean, err := m.lastLog(ctx, h.p)
 		if err != nil {
 			return err
 		}
+		h.clean = clean
 		ack, err := m.js.Publish(ctx, m.logSubject(h.p), data, jetstream.WithExpectLastSequencePerSubject(last))
 		if err == nil {
 			h.seq = ack.Sequence
@@ -59,17 +60,36 @@ func (m *Member) fence(ctx context.Context, h *hold) error {
 	}
 }
 
-// lastLogSeq returns the sequence of the last entry of partition p's log,
-// 0 when it has none.
-func (m *Member) lastLogSeq(ctx context.Context, p int) (uint64, error) {
+// lastLog returns the sequence of the last entry of partition p's log, 0
+// when it has none, and whether the partition was left clean: never
+// crawled, or given up by its last owner with no request in flight.
+func (m *Member) lastLog(ctx context.Context, p int) (seq uint64, clean bool, err error) {
 	msg, err := m.stream.GetLastMsgForSubject(ctx, m.logSubject(p))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return 0, nil
+		return 0, true, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read partition %d log: %w", p, err)
+		return 0, false, fmt.Errorf("read partition %d log: %w", p, err)
 	}
-	return msg.Sequence, nil
+	e, err := decodeEntry(msg.Data)
+	return msg.Sequence, err == nil && e.release != "", nil
+}
+
+// markReleased writes to h's log that this owner gives the partition up
+// with no request in flight, so that its successor may start at once
+// (Change.Clean). A failure only costs the successor its wait.
+func (m *Member) markReleased(ctx context.Context, h *hold) {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	if h.marked || h.fenced.Load() {
+		return
+	}
+	mark, _ := (&Entry{release: m.cfg.Worker}).encode()
+	if _, err := m.appendLocked(ctx, h, mark); err != nil {
+		m.log.Warn("cluster: mark partition released", "partition", h.p, "err", err)
+		return
+	}
+	h.marked = true
 }
 
 // pointer is the snapshot pointer of a partition: the object holding its
@@ -244,7 +264,7 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 			if err != nil {
 				return after, fmt.Errorf("cluster: replay partition %d, sequence %d: %w", p, md.Sequence.Stream, err)
 			}
-			if len(e.Found)+len(e.Done)+len(e.Waits) > 0 { // claim marks are not passed on
+			if e.facts() { // marks are not passed on
 				if err := fn(md.Sequence.Stream, e); err != nil {
 					return after, err
 				}

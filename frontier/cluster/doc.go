@@ -53,9 +53,10 @@
 //     send time + lease − lease/5.
 //   - Held by us and another's: Handover. MayStart is false at once; the
 //     engine settles the requests in flight, writes them, and calls
-//     Release; the claim is then deleted with its revision, and the new
-//     owner claims it at its next turn. An engine that does not release
-//     within a lease loses the partition anyway.
+//     Release; a release mark is written to the log, the claim is deleted
+//     with its revision, and the new owner claims it at its next turn. An
+//     engine that does not release within a lease loses the partition
+//     anyway, without the mark.
 //   - Renewal refused because another process claimed it, or the window
 //     closed: Lost. (A renewal refused because this process's own earlier
 //     renewal landed, its reply lost, carries on; a claim dropped when the
@@ -84,8 +85,19 @@
 // already started counting down. TestPausedMemberLosesPartitions checks
 // the two windows against each other.
 //
-// A request started within its window may outlive it (the engine's fetch
-// timeout); what it writes afterwards is what fencing is for.
+// Windows do not overlap, but requests outlive their start. So that
+// politeness (max_per_host, the delay) holds across a change of owner, an
+// owner that gives a partition up with nothing in flight (Release, Close)
+// writes a release mark last in its log, after the host waits still to
+// come (HostWait entries for hosts whose next request is not yet due). A
+// successor whose fence finds that mark, or an empty log, reports Gained
+// with Clean set and may start at once; otherwise the previous owner died
+// or hung, its last requests started before its window closed, at least
+// lease/5 before the new one opened, and may still be in flight: the
+// engine waits its fetch timeout before starting requests in that
+// partition, and a host delay longer than that plus lease/5 must have
+// been written as a HostWait before the request that needs it started.
+// What a superseded owner writes afterwards is what fencing is for.
 //
 // # Fencing
 //

@@ -28,9 +28,10 @@ type Entry struct {
 	Waits []HostWait
 
 	// claim names the worker whose claim this entry marks: the fence a new
-	// owner writes before anything else (see Member.fence). Replay does
-	// not pass such entries on.
-	claim string
+	// owner writes before anything else (see Member.fence); release, the
+	// worker that gave the partition up with no request in flight. Replay
+	// does not pass such marks on.
+	claim, release string
 }
 
 // Done is a URL finished: its canonical key and kind, and when it is due
@@ -52,18 +53,24 @@ type HostWait struct {
 
 // empty reports whether e holds no fact.
 func (e *Entry) empty() bool {
-	return len(e.Found) == 0 && len(e.Done) == 0 && len(e.Waits) == 0 && e.claim == ""
+	return !e.facts() && e.claim == "" && e.release == ""
+}
+
+// facts reports whether e holds a fact for the frontier, not only a mark.
+func (e *Entry) facts() bool {
+	return len(e.Found) > 0 || len(e.Done) > 0 || len(e.Waits) > 0
 }
 
 // The wire form: JSON with short names and omitted zero values, so that a
 // found link costs little more than its URL and origin; the key is written
 // only when it differs from the request form.
 type wireEntry struct {
-	V     int        `json:"v"`
-	Claim string     `json:"claim,omitempty"`
-	Found []wireItem `json:"found,omitempty"`
-	Done  []wireDone `json:"done,omitempty"`
-	Waits []wireWait `json:"waits,omitempty"`
+	V       int        `json:"v"`
+	Claim   string     `json:"claim,omitempty"`
+	Release string     `json:"release,omitempty"`
+	Found   []wireItem `json:"found,omitempty"`
+	Done    []wireDone `json:"done,omitempty"`
+	Waits   []wireWait `json:"waits,omitempty"`
 }
 
 type wireItem struct {
@@ -110,7 +117,7 @@ func fromNanos(n int64) time.Time {
 
 // encode returns the wire form of e.
 func (e *Entry) encode() ([]byte, error) {
-	w := wireEntry{V: entryVersion, Claim: e.claim}
+	w := wireEntry{V: entryVersion, Claim: e.claim, Release: e.release}
 	for _, it := range e.Found {
 		wi := wireItem{
 			Request: it.Request, Key: it.Key, Origin: it.Origin, Kind: uint8(it.Kind), Via: uint8(it.Via),
@@ -146,7 +153,7 @@ func decodeEntry(b []byte) (Entry, error) {
 	if w.V != entryVersion {
 		return Entry{}, fmt.Errorf("%w: version %d, this worker reads %d", errEntry, w.V, entryVersion)
 	}
-	e := Entry{claim: w.Claim}
+	e := Entry{claim: w.Claim, release: w.Release}
 	for i, wi := range w.Found {
 		if wi.Key == "" {
 			wi.Key = wi.Request

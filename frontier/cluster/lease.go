@@ -185,8 +185,8 @@ func (m *Member) assign(ctx context.Context, live []string) {
 		m.holds[h.p] = h
 		m.version++
 		m.mu.Unlock()
-		m.log.Info("cluster: partition gained", "partition", h.p)
-		m.notify(Change{Partition: h.p, Kind: Gained})
+		m.log.Info("cluster: partition gained", "partition", h.p, "clean", h.clean)
+		m.notify(Change{Partition: h.p, Kind: Gained, Clean: h.clean})
 	}
 }
 
@@ -262,10 +262,13 @@ func (m *Member) leave(ctx context.Context) {
 	for _, h := range m.snapshotHolds() {
 		m.mu.Lock()
 		ready := !h.leavingAt.IsZero() && (h.released || now.Sub(h.leavingAt) >= m.t.lease)
-		rev := h.rev
+		released, rev := h.released, h.rev
 		m.mu.Unlock()
 		if !ready {
 			continue
+		}
+		if released { // not when the engine never said its requests were settled
+			m.markReleased(ctx, h)
 		}
 		h.wmu.Lock() // wait for a write under way; none after the claim is gone
 		h.fenced.Store(true)

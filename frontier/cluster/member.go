@@ -57,6 +57,16 @@ func (k ChangeKind) String() string {
 type Change struct {
 	Partition int
 	Kind      ChangeKind
+	// Clean, for Gained, is true when the previous owner gave the
+	// partition up with no request in flight (Release, Close), or it had
+	// none: requests may start at once, subject to the host waits its
+	// log holds. When false the previous owner died or hung, and its last
+	// requests, started before its window closed, may still be in flight:
+	// wait the fetch timeout before starting any, so that max_per_host
+	// and the delay hold across the change of owner (a host's delay longer
+	// than that must have been written as a HostWait before the request
+	// that needs it started).
+	Clean bool
 }
 
 // Options are what Join takes besides the Config.
@@ -85,6 +95,8 @@ type Hold struct {
 	Revision uint64
 	// Leaving is true from Handover until Release.
 	Leaving bool
+	// Clean is Change.Clean of the Gained that began the hold.
+	Clean bool
 }
 
 // hold is the member's state of one partition.
@@ -102,6 +114,8 @@ type hold struct {
 	writes  uint64      // appends tried, for their Nats-Msg-Id
 	snapRev uint64      // the revision of its snapshot pointer, as this owner wrote it
 	snapObj string      // the object that pointer names
+	clean   bool        // the previous owner left it with nothing in flight
+	marked  bool        // a release mark is written
 	fenced  atomic.Bool // set once the claim is gone or a write found another owner
 }
 
@@ -194,7 +208,7 @@ func (m *Member) Hold(p int) (Hold, bool) {
 }
 
 func (h *hold) info() Hold {
-	return Hold{Partition: h.p, Since: h.since, Until: h.until, Revision: h.rev, Leaving: !h.leavingAt.IsZero()}
+	return Hold{Partition: h.p, Since: h.since, Until: h.until, Revision: h.rev, Leaving: !h.leavingAt.IsZero(), Clean: h.clean}
 }
 
 // MayStart reports whether a request for a host of partition p may start
@@ -227,10 +241,11 @@ func (m *Member) wake() {
 	}
 }
 
-// Close leaves the crawl: it stops the loop, deletes the member's claims
-// (with their revisions, so a claim taken over meanwhile is left alone) and
-// its membership, and closes the connection. The caller must have stopped
-// starting requests first; writes after Close fail. Closing again does
+// Close leaves the crawl: it stops the loop, marks each partition released
+// in its log, deletes the member's membership and claims (with their
+// revisions, so a claim taken over meanwhile is left alone), and closes the
+// connection. The caller must have stopped starting requests and settled
+// those in flight first; writes after Close fail. Closing again does
 // nothing.
 func (m *Member) Close(ctx context.Context) error {
 	m.stop()
@@ -243,6 +258,11 @@ func (m *Member) Close(ctx context.Context) error {
 	holds := m.holds
 	m.holds = map[int]*hold{}
 	m.mu.Unlock()
+	hs := make([]*hold, 0, len(holds))
+	for _, h := range holds {
+		hs = append(hs, h)
+	}
+	each(hs, func(h *hold) { m.markReleased(ctx, h) })
 	// Membership first: a worker that sees the claims gone should already
 	// see this one gone, or it would leave them for this one to take.
 	var errs []error

@@ -133,6 +133,9 @@ func TestPausedMemberLosesPartitions(t *testing.T) {
 		if a.MayStart(ha.Partition, time.Now()) {
 			t.Errorf("a may still start requests for partition %d", ha.Partition)
 		}
+		if hb.Clean {
+			t.Errorf("partition %d taken from a hung worker is said to be clean", ha.Partition)
+		}
 	}
 	_, err := a.Append(testContext(t), before[0].Partition, Entry{Done: []Done{{Key: "http://x.test/"}}})
 	if !errors.Is(err, ErrFenced) {
@@ -176,6 +179,11 @@ func TestHandover(t *testing.T) {
 	if got := ca.of(Gained); len(got) != p {
 		t.Fatalf("a gained %v, want all %d", got, p)
 	}
+	for _, h := range a.Holds() {
+		if !h.Clean {
+			t.Errorf("partition %d, never crawled, is not clean", h.Partition)
+		}
+	}
 	b := join(t, testConfig(s.ClientURL(), "b", p), Options{OnChange: cb.add})
 	waitFor(t, 5*time.Second, "a to hand partitions over", func() bool { return len(ca.of(Handover)) > 0 })
 	time.Sleep(a.t.renew * 2) // b's turns find the partitions still claimed
@@ -199,6 +207,11 @@ func TestHandover(t *testing.T) {
 	if got, want := fmt.Sprint(cb.of(Gained)), fmt.Sprint(moving); got != want {
 		t.Errorf("b gained %s, want %s", got, want)
 	}
+	for _, i := range moving {
+		if h, _ := b.Hold(i); !h.Clean {
+			t.Errorf("partition %d released by a is not clean for b", i)
+		}
+	}
 }
 
 // TestGracefulLeave: a worker that closes gives its partitions up at once.
@@ -209,12 +222,18 @@ func TestGracefulLeave(t *testing.T) {
 	b := join(t, testConfig(s.ClientURL(), "b", p), Options{})
 	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
 	left := time.Now()
+	held := b.Holds()
 	if err := b.Close(testContext(t)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(p, a) })
 	if d := time.Since(left); d >= a.t.lease {
 		t.Errorf("a took b's partitions %v after b left, as late as after a crash", d)
+	}
+	for _, hb := range held {
+		if h, _ := a.Hold(hb.Partition); !h.Clean {
+			t.Errorf("partition %d left by b's Close is not clean for a", hb.Partition)
+		}
 	}
 }
 
