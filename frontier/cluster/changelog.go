@@ -232,6 +232,17 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 		return after, fmt.Errorf("cluster: replay partition %d: %w", p, err)
 	}
 	through = max(after, info.State.LastSeq)
+	// Nothing new (the common case for an idle worker polling): one direct
+	// read rather than a consumer made and deleted.
+	last, err := m.stream.GetLastMsgForSubject(ctx, m.partFilter(p))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return through, nil
+	case err != nil:
+		return after, fmt.Errorf("cluster: replay partition %d: %w", p, err)
+	case last.Sequence <= after:
+		return through, nil
+	}
 	cons, err := m.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{m.partFilter(p)},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,

@@ -38,6 +38,10 @@ func ExampleJoin() {
 	for c := range changes {
 		switch c.Kind {
 		case cluster.Gained:
+			if !c.Clean {
+				// Its last owner died: its requests may still be in flight.
+				// Start none in this partition for fetch.timeout.
+			}
 			seq, _ := m.Restore(ctx, c.Partition, func(r io.Reader) error { return nil /* load the frontier */ })
 			through, _ := m.Replay(ctx, c.Partition, seq, func(seq uint64, e cluster.Entry) error {
 				return nil // add e.Found, mark e.Done, set e.Waits

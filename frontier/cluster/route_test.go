@@ -33,7 +33,10 @@ func TestRouteDedup(t *testing.T) {
 		t.Fatalf("Route again = %d, %v; want 0 stored", stored, err)
 	}
 	for p := range n {
-		got, _ := replayAll(t, a, p, 0)
+		got, through := replayAll(t, a, p, 0)
+		if again, through2 := replayAll(t, a, p, through); len(again) != 0 || through2 < through {
+			t.Errorf("partition %d: replay from %d gives %d entries and %d", p, through, len(again), through2)
+		}
 		var keys []string
 		for _, e := range got {
 			for _, it := range e.Found {
