@@ -215,8 +215,10 @@
 // window keeps every message id of the last 10 minutes in server memory:
 // at 1,000 routed messages a second, about 60 MB. A snapshot is the
 // partition's frontier: at 100M URLs over 256 partitions about 40 MB each.
-// Replay creates an ordered consumer per call: right for recovery, too
-// dear for an engine polling 256 partitions a second; see below.
+// Replay with nothing new costs two reads (the stream's info, the
+// partition's last entry); with something new it also makes and deletes an
+// ordered consumer: right for recovery and for polling a few times a
+// second, but a busy worker would rather keep one consumer; see below.
 //
 // Measured (BenchmarkAppend, BenchmarkRoute; a local server with file
 // storage, client and server sharing two cores): an append of a settled
@@ -248,13 +250,19 @@
 // # The engine's part (next step)
 //
 // The engine holds a frontier per partition (or one frontier with hosts
-// filtered by MayStart), and: on Gained, Restore and Replay into it; before
-// starting a request, MayStart; before frontier.Done/Retry/SetHostWait/Park,
+// filtered by MayStart), and: on Gained, Restore and Replay into it, and
+// after an unclean one wait its fetch timeout; before starting a request,
+// MayStart with a fresh now; before frontier.Done/Retry/SetHostWait/Park,
 // Append the same facts (URLs found for its own partitions included; URLs
-// for others through Route); on Handover, settle and Release; on Lost,
-// drop the partition's frontier; now and then Snapshot a changed
-// partition; Take before each page when max_pages is set; Report its Load
-// and, when idle, check Quiescent. A long-lived consumer of its partitions'
-// .in subjects should replace polling Replay. `crawler cluster status`
-// prints Status(ctx, cfg).Write(stdout).
+// for others through Route), and a HostWait before starting a request
+// whose host's next one is due later than fetch.timeout + lease/5; on
+// Handover, settle, Append the waits still to come, and Release; on Lost,
+// drop the partition's frontier and ignore ErrFenced from its writes;
+// poll Replay for routed URLs; now and then Snapshot a partition that
+// changed; Take before each page when max_pages is set; Report its Load
+// and, when idle, check Quiescent; Close on the way out, after settling.
+// The cluster block's keys go in config.example.yaml and the root Config
+// (as a cluster.Config), and `crawler cluster status` prints
+// Status(ctx, cfg).Write(stdout). A long-lived consumer of a busy worker's
+// partitions could replace polling Replay.
 package cluster
