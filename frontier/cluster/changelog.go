@@ -223,9 +223,8 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 // Replay calls fn with every entry of partition p (its log and the URLs
 // routed to it) whose sequence is after after, in order, skipping claim
 // marks. It returns through: every entry of p with a sequence up to it has
-// been passed to fn, so the next call may start there, and a Report of it
-// tells the termination check that this worker is up to date. Replay
-// stops at fn's first error and returns it.
+// been passed to fn, so the next call may start there; tell Applied once
+// fn's work is done. Replay stops at fn's first error and returns it.
 func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq uint64, e Entry) error) (through uint64, err error) {
 	info, err := m.stream.Info(ctx)
 	if err != nil {

@@ -158,15 +158,20 @@
 // by a worker that dies before fetching them are not returned (a crawl
 // with deaths may stop a few pages short).
 //
-// Each worker Reports its Load: queued, in flight, unrouted, done, and
-// Through, the stream sequence up to which it has applied every entry of
-// its partitions. The crawl is over (Quiescent) when, in two looks a gap
-// apart that see the same stream sequence and the same status versions,
-// every live worker is idle with Through at the stream's last sequence,
-// and every partition is claimed by a live worker whose status lists it.
-// A URL routed and not yet read moves the sequence past Through; a worker
-// that becomes busy or gains a partition moves its version. Workers must
-// therefore Replay their partitions now and then while idle, and must not
+// Each worker Reports its Load (queued, in flight, unrouted, done) whenever
+// it changes, and says after each Replay how far it has applied each
+// partition (Applied, with the Tenure of the Gained that began its hold).
+// Its status carries Through, the least of those over the partitions it
+// holds: 0 for a partition gained and not yet replayed, or replayed into
+// the state of an earlier hold, so a Gained still queued in the engine
+// keeps the crawl going. The crawl is over (Quiescent) when, in two looks a
+// gap apart that see the same stream sequence and the same status
+// versions, every live worker is idle with Through at the stream's last
+// sequence, and every partition is claimed by a live worker whose status
+// lists it. A URL routed and not yet read moves the sequence past
+// Through; a worker that becomes busy, gains a partition or applies more
+// moves its version. Workers must therefore Replay their partitions now
+// and then while idle, and must not
 // Snapshot a partition unless entries were applied to it since its last
 // snapshot: a snapshot writes a mark, which moves the sequence, which
 // would otherwise make every worker replay and snapshot again for ever.
@@ -243,9 +248,13 @@
 //     lease.
 //   - Handover waits for the engine's Release (at most a lease), so that
 //     requests in flight are written by their owner rather than redone.
-//   - The end of the crawl also asks each worker how far it has read the
-//     stream (Through), so that a URL routed to a worker that has not read
-//     it yet keeps the crawl going even if the worker says it is idle.
+//   - The end of the crawl also asks how far each worker has applied each
+//     of its partitions' entries, per hold, so that a URL routed to a
+//     worker that has not read it yet, or a partition it has gained and not
+//     yet recovered, keeps the crawl going even if the worker says it is
+//     idle. (A first version took one Through from the engine's report,
+//     and the simulation found it ending a crawl early: the engine
+//     reported before it had seen a Gained still in its queue.)
 //
 // # The engine's part (next step)
 //
@@ -258,7 +267,8 @@
 // whose host's next one is due later than fetch.timeout + lease/5; on
 // Handover, settle, Append the waits still to come, and Release; on Lost,
 // drop the partition's frontier and ignore ErrFenced from its writes;
-// poll Replay for routed URLs; now and then Snapshot a partition that
+// poll Replay for routed URLs, telling Applied after each; now and then
+// Snapshot a partition that
 // changed; Take before each page when max_pages is set; Report its Load
 // and, when idle, check Quiescent; Close on the way out, after settling.
 // The cluster block's keys go in config.example.yaml and the root Config

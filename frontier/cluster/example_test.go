@@ -46,7 +46,7 @@ func ExampleJoin() {
 			through, _ := m.Replay(ctx, c.Partition, seq, func(seq uint64, e cluster.Entry) error {
 				return nil // add e.Found, mark e.Done, set e.Waits
 			})
-			m.Report(cluster.Load{Through: through})
+			m.Applied(c.Partition, c.Tenure, through)
 		case cluster.Handover:
 			m.Release(c.Partition) // once its requests in flight are settled
 		}

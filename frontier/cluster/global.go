@@ -20,10 +20,6 @@ type Load struct {
 	InFlight int64 `json:"in_flight"` // requests started and not yet settled
 	Unrouted int64 `json:"unrouted"`  // URLs found for other partitions and not yet routed
 	Done     int64 `json:"done"`      // URLs done in its partitions
-	// Through: every entry of every partition the worker holds, up to this
-	// stream sequence, is applied (the least of Replay's through over its
-	// partitions). A worker that holds nothing need not set it.
-	Through uint64 `json:"through"`
 }
 
 // idle reports whether the worker has nothing to do.
@@ -31,21 +27,47 @@ func (l Load) idle() bool { return l.Queued == 0 && l.InFlight == 0 && l.Unroute
 
 // memberStatus is a worker's membership key's value.
 type memberStatus struct {
-	Worker  string    `json:"worker"`
-	Started int64     `json:"started"` // Unix nanoseconds: tells a restarted worker from its predecessor
-	Version uint64    `json:"version"` // moves whenever Held or Load does
-	Held    []int     `json:"held"`
-	Load    Load      `json:"load"`
+	Worker  string `json:"worker"`
+	Started int64  `json:"started"` // Unix nanoseconds: tells a restarted worker from its predecessor
+	Version uint64 `json:"version"` // moves whenever Held or Load does
+	Held    []int  `json:"held"`
+	Load    Load   `json:"load"`
+	// Through: the engine has applied every entry of every partition in
+	// Held up to this stream sequence (the least of what Applied said of
+	// each; 0 when it said nothing of one).
+	Through uint64    `json:"through"`
 	At      time.Time `json:"at"` // when written, by the worker's clock, for display
 }
 
 // Report publishes the worker's load: at once when it changed, and with
-// every heartbeat.
+// every heartbeat. Report whenever the load changes, busy as well as idle:
+// the end of the crawl is decided on the last load each worker reported,
+// and a worker that dies keeps its last report until its membership
+// expires.
 func (m *Member) Report(l Load) {
 	m.mu.Lock()
 	changed := l != m.load
 	if changed {
 		m.load = l
+		m.version++
+	}
+	m.mu.Unlock()
+	if changed {
+		m.wake()
+	}
+}
+
+// Applied tells the member that the engine has applied every entry of
+// partition p up to stream sequence through (as Replay returned it), in
+// the hold that Gained with tenure began. It is what the end of the crawl
+// is checked against: a partition gained and not yet replayed, or replayed
+// into an earlier hold's state, counts as not read.
+func (m *Member) Applied(p int, tenure, through uint64) {
+	m.mu.Lock()
+	h := m.holds[p]
+	changed := h != nil && h.claimRev == tenure && through > h.applied
+	if changed {
+		h.applied = through
 		m.version++
 	}
 	m.mu.Unlock()
@@ -61,7 +83,10 @@ func (m *Member) heartbeat(ctx context.Context) error {
 		m.started = time.Now().UnixNano()
 	}
 	s := memberStatus{Worker: m.cfg.Worker, Started: m.started, Version: m.version, Load: m.load, At: time.Now().UTC()}
-	for p := range m.holds {
+	for p, h := range m.holds {
+		if s.Held == nil || h.applied < s.Through {
+			s.Through = h.applied
+		}
 		s.Held = append(s.Held, p)
 	}
 	m.mu.Unlock()
@@ -171,8 +196,8 @@ func (c *conn) look(ctx context.Context) (fingerprint, why string, err error) {
 		switch {
 		case !s.Load.idle():
 			return "", fmt.Sprintf("worker %s is busy", s.Worker), nil
-		case len(s.Held) > 0 && s.Load.Through < last:
-			return "", fmt.Sprintf("worker %s has read the stream to %d of %d", s.Worker, s.Load.Through, last), nil
+		case len(s.Held) > 0 && s.Through < last:
+			return "", fmt.Sprintf("worker %s has read the stream to %d of %d", s.Worker, s.Through, last), nil
 		}
 		fmt.Fprintf(&fp, " %s/%d/%d", s.Worker, s.Started, s.Version)
 	}

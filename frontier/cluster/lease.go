@@ -186,7 +186,7 @@ func (m *Member) assign(ctx context.Context, live []string) {
 		m.version++
 		m.mu.Unlock()
 		m.log.Info("cluster: partition gained", "partition", h.p, "clean", h.clean)
-		m.notify(Change{Partition: h.p, Kind: Gained, Clean: h.clean})
+		m.notify(Change{Partition: h.p, Kind: Gained, Clean: h.clean, Tenure: h.claimRev})
 	}
 }
 

@@ -67,6 +67,8 @@ type Change struct {
 	// than that must have been written as a HostWait before the request
 	// that needs it started).
 	Clean bool
+	// Tenure, for Gained, names this hold of the partition, for Applied.
+	Tenure uint64
 }
 
 // Options are what Join takes besides the Config.
@@ -95,8 +97,9 @@ type Hold struct {
 	Revision uint64
 	// Leaving is true from Handover until Release.
 	Leaving bool
-	// Clean is Change.Clean of the Gained that began the hold.
-	Clean bool
+	// Clean and Tenure are those of the Gained that began the hold.
+	Clean  bool
+	Tenure uint64
 }
 
 // hold is the member's state of one partition.
@@ -108,6 +111,7 @@ type hold struct {
 	until     time.Time
 	leavingAt time.Time // zero unless handing over
 	released  bool
+	applied   uint64 // the engine has applied the partition's entries up to this sequence
 
 	wmu     sync.Mutex  // serialises the partition's log writes
 	seq     uint64      // the last sequence of its log subject, as this owner wrote it
@@ -208,7 +212,8 @@ func (m *Member) Hold(p int) (Hold, bool) {
 }
 
 func (h *hold) info() Hold {
-	return Hold{Partition: h.p, Since: h.since, Until: h.until, Revision: h.rev, Leaving: !h.leavingAt.IsZero(), Clean: h.clean}
+	return Hold{Partition: h.p, Since: h.since, Until: h.until, Revision: h.rev, Leaving: !h.leavingAt.IsZero(),
+		Clean: h.clean, Tenure: h.claimRev}
 }
 
 // MayStart reports whether a request for a host of partition p may start
