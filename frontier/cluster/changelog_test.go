@@ -127,6 +127,7 @@ func TestSnapshotRestoreReplay(t *testing.T) {
 // TestFencedSnapshot: a worker whose partition was claimed by another
 // cannot point the partition at a snapshot of its own, and does not purge.
 func TestFencedSnapshot(t *testing.T) {
+	t.Parallel() // it mostly waits for a lease to run out
 	const n = 1
 	s := startServer(t, true)
 	ctx := testContext(t)

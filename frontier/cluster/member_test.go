@@ -107,6 +107,7 @@ func TestBalanceOneToThree(t *testing.T) {
 // requests closed before the other's opened, and the hung one's late
 // write is refused.
 func TestPausedMemberLosesPartitions(t *testing.T) {
+	t.Parallel() // it mostly waits for a lease to run out
 	const p = 8
 	s := startServer(t, true)
 	a := join(t, testConfig(s.ClientURL(), "a", p), Options{})
@@ -268,6 +269,7 @@ func TestAdoptOwnClaim(t *testing.T) {
 // reconnect and hold every partition again, and the log written before is
 // still there.
 func TestServerRestart(t *testing.T) {
+	t.Parallel() // it mostly waits for a lease to run out
 	const p = 4
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

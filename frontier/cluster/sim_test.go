@@ -277,6 +277,7 @@ func (e *simEngine) idle(ctx context.Context) (bool, error) {
 // request in flight. Every URL is done, only that request is made twice,
 // no two requests to one host overlap, and the survivor ends the crawl.
 func TestSimulatedCrawl(t *testing.T) {
+	t.Parallel() // it mostly waits for a lease to run out
 	const p = 4
 	s := startServer(t, true)
 	ctx := testContext(t)
