@@ -20,8 +20,8 @@ type WorkerStatus struct {
 	Seen       time.Time
 }
 
-// ClusterStatus is the view of `crawler cluster status`.
-type ClusterStatus struct {
+// Overview is the state of a crawl, as `crawler cluster status` shows it.
+type Overview struct {
 	Name       string
 	Partitions int
 	Workers    []WorkerStatus
@@ -34,16 +34,16 @@ type ClusterStatus struct {
 // Status reads the state of the crawl of cfg without joining it. It
 // returns an error naming the problem when the server is unreachable,
 // lacks JetStream, or has no such crawl.
-func Status(ctx context.Context, cfg Config) (ClusterStatus, error) {
+func Status(ctx context.Context, cfg Config) (Overview, error) {
 	if err := cfg.Validate(); err != nil {
-		return ClusterStatus{}, err
+		return Overview{}, err
 	}
 	if !cfg.Enabled() {
-		return ClusterStatus{}, fmt.Errorf("cluster.nats: no server given")
+		return Overview{}, fmt.Errorf("cluster.nats: no server given")
 	}
 	c, err := dial(ctx, cfg, "crawler cluster status", false)
 	if err != nil {
-		return ClusterStatus{}, err
+		return Overview{}, err
 	}
 	defer c.nc.Close()
 	meta, err := c.state.Get(ctx, "crawl")
@@ -53,7 +53,7 @@ func Status(ctx context.Context, cfg Config) (ClusterStatus, error) {
 			c.cfg.Partitions = cm.Partitions
 		}
 	}
-	out := ClusterStatus{Name: cfg.Name, Partitions: c.cfg.Partitions}
+	out := Overview{Name: cfg.Name, Partitions: c.cfg.Partitions}
 	statuses, err := c.statuses(ctx)
 	if err != nil {
 		return out, err
@@ -85,7 +85,7 @@ func Status(ctx context.Context, cfg Config) (ClusterStatus, error) {
 }
 
 // Write prints s as a table, one line per worker, for a terminal.
-func (s ClusterStatus) Write(w io.Writer) error {
+func (s Overview) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "crawl %s: %d partitions, %d workers, %d pages taken, %d entries in the stream\n",
 		s.Name, s.Partitions, len(s.Workers), s.Pages, s.Entries)

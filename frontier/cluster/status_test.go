@@ -23,7 +23,7 @@ func TestRanges(t *testing.T) {
 
 func TestStatusWrite(t *testing.T) {
 	seen := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
-	s := ClusterStatus{
+	s := Overview{
 		Name: "crawl", Partitions: 8, Pages: 42, Entries: 7,
 		Workers: []WorkerStatus{
 			{Worker: "a", Partitions: []int{0, 1, 2}, Load: Load{Queued: 10, InFlight: 1, Done: 30}, Seen: seen},
