@@ -150,8 +150,9 @@ func (c *conn) pagesUsed(ctx context.Context) (used int64, rev uint64, err error
 // by a live worker that says so, in two looks gap apart that see the same
 // stream sequence and the same status versions. A URL routed, appended or
 // claimed in between moves the sequence; a worker that becomes busy or
-// takes a partition moves its version. why says what kept it from being
-// over, for logging.
+// takes a partition moves its version. A gap of a quarter lease gives
+// every worker time to publish a change it has made. why says what kept
+// it from being over, for logging.
 func (m *Member) Quiescent(ctx context.Context, gap time.Duration) (over bool, why string, err error) {
 	fp1, why, err := m.look(ctx)
 	if err != nil || why != "" {
