@@ -1,11 +1,13 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,5 +365,49 @@ func TestRenewAfterLostReply(t *testing.T) {
 	}
 	if e, err := a.leases.Get(ctx, leaseKey(1)); err != nil || e.Revision() != other {
 		t.Fatalf("the other process's claim was touched: %v, %v", e, err)
+	}
+}
+
+// resume starts a stopped member's loop again: a worker back from a pause.
+func (m *Member) resume() {
+	loop, cancel := context.WithCancel(context.Background())
+	m.done = make(chan struct{})
+	m.cancel = cancel
+	m.stopOnce = sync.Once{}
+	go m.run(loop)
+}
+
+// TestPausedMemberComesBack: a worker back from a pause longer than its
+// lease finds its partitions taken, reports them Lost, never starts a
+// request for them meanwhile, and then gets its share back by handover.
+func TestPausedMemberComesBack(t *testing.T) {
+	t.Parallel() // it mostly waits for a lease to run out
+	const p = 8
+	s := startServer(t, true)
+	var ca changes
+	a := join(t, testConfig(s.ClientURL(), "a", p), Options{OnChange: ca.add})
+	var bp atomic.Pointer[Member]
+	b := join(t, testConfig(s.ClientURL(), "b", p), Options{OnChange: func(c Change) {
+		if m := bp.Load(); m != nil && c.Kind == Handover {
+			m.Release(c.Partition) // as an engine with nothing in flight
+		}
+	}})
+	bp.Store(b)
+	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(p, a, b) })
+	before := a.Holds()
+	a.stop()
+	waitFor(t, 8*time.Second, "b to hold every partition", func() bool { return balanced(p, b) })
+	a.resume()
+	waitFor(t, 3*time.Second, "a to report its partitions lost", func() bool { return len(ca.of(Lost)) >= len(before) })
+	for _, h := range before {
+		if a.MayStart(h.Partition, time.Now()) {
+			t.Errorf("a may start requests for partition %d that b holds", h.Partition)
+		}
+	}
+	waitFor(t, 8*time.Second, "a and b to split the partitions again", func() bool { return balanced(p, a, b) })
+	for _, h := range a.Holds() {
+		if !h.Clean {
+			t.Errorf("partition %d handed back to a is not clean", h.Partition)
+		}
 	}
 }
