@@ -1,5 +1,7 @@
 // Package cluster makes several workers one crawl through NATS JetStream,
-// as the README's "Several machines" describes: hosts are split into
+// as the contract's "Several machines" describes (the README and
+// config.example.yaml are to tell users of the cluster block when the
+// engine uses this package): hosts are split into
 // partitions, each held by one worker at a time under a lease, so that
 // politeness holds across workers; what must outlive a worker is written to
 // JetStream before the worker acknowledges it, so that a worker that dies
@@ -21,7 +23,7 @@
 //
 // # JetStream objects, for a crawl named N
 //
-//	crawl-N-members  KV, TTL = lease   w.<worker>: status (held, Load, version), heartbeat every lease/4
+//	crawl-N-members  KV, TTL = lease   w.<worker>: status (held, Load, Through, version), heartbeat every lease/4
 //	crawl-N-leases   KV, TTL = lease   p.<n>: the claim {worker, nonce}
 //	crawl-N-state    KV, no TTL        crawl: {partitions, lease}; pages: the budget used;
 //	                                   snap.<n>: the snapshot pointer {seq, object}
