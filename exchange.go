@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -98,6 +99,12 @@ func (x *exchange) do(ctx context.Context, origin string, r request, keep func(*
 	}
 	res.Unsent = guard.release()
 	out := x.hosts.release(origin, x.now(), res)
+	// The release readied the host and woke the dispatcher, which Go runs
+	// on this processor only once this goroutine blocks or is preempted
+	// (up to 10 ms of parsing later). Yielding lets the dispatcher hand out
+	// the host's next URL, and its worker send the request, before this
+	// one goes on to parse and save the answer.
+	runtime.Gosched()
 	switch {
 	case err != nil && ctx.Err() != nil:
 	case err != nil:
