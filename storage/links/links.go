@@ -84,6 +84,7 @@ type walker struct {
 	tag   func(name string, attrs []attr) // when set, called with each start tag of headTags
 	attrs []attr
 	raw   []byte   // a copy of the raw tag: TagAttr decodes in place
+	name  []byte   // the current tag's name (see tagName)
 	vals  []string // per attribute of the tag: its new value when set[i] is 1
 	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
 	texts *texts   // when set, collects the first <title>'s and <h1>'s text
@@ -121,8 +122,7 @@ func (w *walker) walk(z *html.Tokenizer) {
 		case html.EndTagToken:
 			w.write(z.Raw())
 			if w.texts != nil {
-				name, _ := z.TagName()
-				w.texts.end(string(name))
+				w.texts.end(w.tagName(z))
 			}
 			style = false
 		default:
@@ -137,9 +137,9 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	if w.out != nil {
 		w.raw = append(w.raw[:0], z.Raw()...)
 	}
-	name, more := z.TagName()
+	name := w.tagName(z)
 	if w.texts != nil && tt == html.StartTagToken {
-		w.texts.start(string(name))
+		w.texts.start(name)
 	}
 	isStyle := string(name) == "style" && tt == html.StartTagToken
 	switch string(name) {
@@ -159,9 +159,12 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	}
 	w.attrs = w.attrs[:0]
 	styled := false
-	for more {
+	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
+		if k == nil {
+			break // no attributes: a saved one's key is never empty
+		}
 		w.attrs = append(w.attrs, attr{k, v})
 		styled = styled || string(k) == "style"
 	}
@@ -178,6 +181,35 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 		w.write(w.raw)
 	}
 	return isStyle
+}
+
+// tagName is the name of the current start or end tag as the tokenizer's
+// TagName gives it (ASCII lower-cased), read from the raw tag into a
+// buffer of the walker's, valid until the next call: TagName copies it,
+// once per tag of the document. A name holding a NUL, which TagName
+// replaces, is left to TagName.
+func (w *walker) tagName(z *html.Tokenizer) []byte {
+	raw := z.Raw()
+	i := 1 // after '<'
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	w.name = w.name[:0]
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			return w.name
+		case 0:
+			name, _ := z.TagName()
+			return name
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		w.name = append(w.name, c)
+	}
+	return w.name
 }
 
 // endsRawText reports whether a raw tag holds the end tag of an element
@@ -439,21 +471,21 @@ type texts struct {
 	anchors   []anchorOf
 }
 
-func (t *texts) start(name string) {
+func (t *texts) start(name []byte) {
 	switch {
 	case t.in != nil:
-	case name == "title" && !t.sawTitle:
-		t.in, t.inName, t.sawTitle = &t.title, name, true
-	case name == "h1" && !t.sawH1:
-		t.in, t.inName, t.sawH1 = &t.h1, name, true
+	case string(name) == "title" && !t.sawTitle:
+		t.in, t.inName, t.sawTitle = &t.title, "title", true
+	case string(name) == "h1" && !t.sawH1:
+		t.in, t.inName, t.sawH1 = &t.h1, "h1", true
 	}
 }
 
-func (t *texts) end(name string) {
-	if t.in != nil && name == t.inName {
+func (t *texts) end(name []byte) {
+	if t.in != nil && string(name) == t.inName {
 		t.in = nil
 	}
-	if name == "a" {
+	if string(name) == "a" {
 		t.closeAnchor()
 	}
 }

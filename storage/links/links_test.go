@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // scan lists the references of doc, one line each.
@@ -166,4 +168,34 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("references changed:\n in  %q\n out %q\n%q\n%q", in, out, a, b)
 		}
 	})
+}
+
+// TestTagName checks the walker's tag names, read from the raw tags,
+// against the tokenizer's TagName, token by token.
+func TestTagName(t *testing.T) {
+	doc := `<!DOCTYPE html><HTML><Head><TITLE>t</TITLE><meta charset=utf-8/><br/><BR />` +
+		"<a\thref=x>a</A ><p\nclass=y>p</p\n><img\fsrc=i><di\x00v>n</di\x00v><h1>h</h1 x=y>" +
+		`<svg:Image xlink:href=s/><x-Y>z</x-Y><a` // an unfinished tag at the end
+	z1 := html.NewTokenizer(strings.NewReader(doc))
+	z2 := html.NewTokenizer(strings.NewReader(doc))
+	var w walker
+	n := 0
+	for {
+		tt := z1.Next()
+		z2.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.EndTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		want, _ := z2.TagName()
+		if got := w.tagName(z1); !bytes.Equal(got, want) {
+			t.Errorf("tag %q: tagName %q, TagName %q", z1.Raw(), got, want)
+		}
+		n++
+	}
+	if n < 19 {
+		t.Errorf("%d tags checked, want at least 19", n)
+	}
 }
