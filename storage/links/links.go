@@ -151,7 +151,8 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 	case "image":
 		name = []byte("img")
 	}
-	if !elements[string(name)] && !containsStyle(z.Raw()) {
+	holdsURL := elements[string(name)]
+	if !holdsURL && !containsStyle(z.Raw()) {
 		// No URL here: its attributes need not be read (TagAttr, which
 		// decodes them, is most of a tag's cost).
 		w.write(w.raw)
@@ -168,7 +169,7 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 		w.attrs = append(w.attrs, attr{k, v})
 		styled = styled || string(k) == "style"
 	}
-	if !styled && !elements[string(name)] {
+	if !styled && !holdsURL {
 		w.write(w.raw)
 		return isStyle
 	}
@@ -231,15 +232,11 @@ func endsRawText(raw []byte) bool {
 }
 
 // containsStyle reports whether a raw tag may have a style attribute: it
-// holds "style" in any case.
+// holds "style" in any case. (A byte loop: bytes.IndexAny builds its set
+// of bytes at every call, once per 's' of every tag.)
 func containsStyle(raw []byte) bool {
 	for i := 0; i+5 <= len(raw); i++ {
-		j := bytes.IndexAny(raw[i:], "sS")
-		if j < 0 {
-			return false
-		}
-		i += j
-		if i+5 <= len(raw) && equalFold(raw[i:i+5], "style") {
+		if raw[i]|0x20 == 's' && equalFold(raw[i:i+5], "style") {
 			return true
 		}
 	}
