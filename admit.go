@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -15,6 +16,9 @@ import (
 func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 	items := make([]frontier.Item, 0, len(links))
 	seen := make(map[string]bool, len(links))
+	// Links to one URL share its *url.URL (see resolver): it is
+	// canonicalised once.
+	canons := make(map[*url.URL]canonical, len(links))
 	for _, ln := range links {
 		if ln.kind == linkRequisite && !c.mirroring() {
 			continue
@@ -29,9 +33,14 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			c.obs.reject("nofollow")
 			continue
 		}
-		ln.url.Fragment, ln.url.RawFragment = "", ""
-		raw := ln.url.String()
-		canon, err := frontier.Canonicalize(raw, c.conf().Scope.MaxURLLength)
+		cn, ok := canons[ln.url]
+		if !ok {
+			ln.url.Fragment, ln.url.RawFragment = "", ""
+			cn.raw = ln.url.String()
+			cn.url, cn.err = frontier.Canonicalize(cn.raw, c.conf().Scope.MaxURLLength)
+			canons[ln.url] = cn
+		}
+		raw, canon, err := cn.raw, cn.url, cn.err
 		if err != nil {
 			c.refuse(parent, raw, ln.kind, rejectReason(err))
 			continue
@@ -67,6 +76,14 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		items = append(items, frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind, LinkDepth: ld})
 	}
 	return items
+}
+
+// canonical is a link's URL as written, without its fragment, and its
+// canonical form, or why it has none.
+type canonical struct {
+	raw string
+	url frontier.URL
+	err error
 }
 
 // linkDepthOf is the link depth of a URL the lease's page links to by a

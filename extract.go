@@ -62,7 +62,8 @@ func isCSS(contentType string) bool {
 }
 
 // extractHTML reads an HTML page fetched from pageURL and returns its links,
-// in document order, resolved against <base href> when there is one. agent
+// in document order, resolved against <base href> when there is one, with
+// no fragment (none is fetched; the link graph reads refs). agent
 // is our product token, for <meta name=AGENT content=...>. Unparseable hrefs
 // are skipped. What counts as a link is storage/links' grammar; the page is
 // read as a browser without scripts would (so the content of <noscript>
@@ -81,12 +82,13 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		}
 	}
 	out.refs, out.base = p.Refs, resolveAt
+	res := resolver{base: resolveAt, seen: make(map[string]*url.URL, len(p.Refs))}
 	for _, r := range p.Refs {
 		kind, ok := kindOf[r.Kind]
 		if !ok {
 			continue
 		}
-		if u := resolveLink(resolveAt, r.URL); u != nil {
+		if u := res.resolve(r.URL); u != nil {
 			out.links = append(out.links, link{url: u, kind: kind, nofollow: r.Nofollow})
 		}
 	}
@@ -183,6 +185,51 @@ func resolveRef(base *url.URL, raw string) *url.URL {
 		return nil
 	}
 	return u
+}
+
+// resolver resolves the links of one page as resolveLink does, each
+// distinct reference once, less its fragment: a page often links to one
+// URL many times, at different anchors (the Python docs, 5 times on
+// average). Links to one URL share one *url.URL, with no fragment; only
+// admit reads it, and it drops the fragment anyway.
+type resolver struct {
+	base *url.URL
+	seen map[string]*url.URL // by the reference before its '#'; nil: refused
+}
+
+func (r *resolver) resolve(raw string) *url.URL {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || raw[0] == '#' {
+		return nil
+	}
+	ref, frag, _ := strings.Cut(raw, "#")
+	if !validEscapes(frag) {
+		return nil // url.Parse refuses a fragment with a bad escape
+	}
+	u, ok := r.seen[ref]
+	if !ok {
+		u = resolveLink(r.base, ref)
+		r.seen[ref] = u
+	}
+	return u
+}
+
+// validEscapes reports whether each '%' of s starts an escape of two hex
+// digits, which is all url.Parse asks of a fragment.
+func validEscapes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			if i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // extractCSS returns the url() and @import references of a stylesheet,

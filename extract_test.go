@@ -421,3 +421,32 @@ func TestLinkGraph(t *testing.T) {
 		t.Errorf("link graph:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The resolver gives what resolveLink gives, less the fragment, however
+// often and in whatever order a page repeats a reference.
+func TestResolverMatchesResolveLink(t *testing.T) {
+	base := mustParse("http://example.com/a/b.html?q=1")
+	refs := []string{
+		"c.html", "c.html#x", " c.html#y ", "c.html#%zz", "c.html#%4", "c.html#%41", "c.html#a\x01b",
+		"#top", "", "  ", "../d/", "../d/#", "?x=1#f", "//other.example/p#f", "mailto:a@b#c",
+		"http://[::1", "http://[::1#f", "javascript:x()", "HTTP://Example.COM/%7e#k", "c.html",
+	}
+	backward := slices.Clone(refs)
+	slices.Reverse(backward)
+	for _, order := range [][]string{refs, backward} {
+		r := resolver{base: base, seen: map[string]*url.URL{}}
+		for _, raw := range append(order, order...) { // the second time from the cache
+			want := resolveLink(base, raw)
+			if want != nil {
+				want.Fragment, want.RawFragment = "", ""
+			}
+			got := r.resolve(raw)
+			switch {
+			case (got == nil) != (want == nil):
+				t.Errorf("%q: resolver %v, resolveLink %v", raw, got, want)
+			case got != nil && got.String() != want.String():
+				t.Errorf("%q: resolver %q, resolveLink %q", raw, got, want)
+			}
+		}
+	}
+}
