@@ -131,8 +131,12 @@ var yearMonth = regexp.MustCompile(`(?:^|[/?&=_.-])((?:19|20|21)[0-9]{2})[/_.-](
 // or query (/cal/2031/5, ?month=1990-01), or the value of a query
 // parameter named like a year (?y=2031&m=05, ?year=1800).
 func farYear(u *url.URL, thisYear int) bool {
+	path := u.EscapedPath()
+	if !fourDigits(path) && !fourDigits(u.RawQuery) {
+		return false // no year: most URLs, checked on every page that links to them
+	}
 	far := func(y int) bool { return y > thisYear+2 || y < thisYear-30 }
-	s := u.EscapedPath() + "?" + u.RawQuery
+	s := path + "?" + u.RawQuery
 	for i := 0; i < len(s); {
 		loc := yearMonth.FindStringSubmatchIndex(s[i:])
 		if loc == nil {
@@ -150,6 +154,22 @@ func farYear(u *url.URL, thisYear int) bool {
 		}
 		if y, err := strconv.Atoi(v); err == nil && len(v) == 4 && far(y) {
 			return true
+		}
+	}
+	return false
+}
+
+// fourDigits reports whether s holds four ASCII digits in a row, as each
+// year farYear reads does.
+func fourDigits(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if '0' <= s[i] && s[i] <= '9' {
+			if run++; run == 4 {
+				return true
+			}
+		} else {
+			run = 0
 		}
 	}
 	return false
