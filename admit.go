@@ -14,11 +14,13 @@ import (
 // not nofollow, each once. What is refused is counted by reason, and URLs
 // refused by scope get an inventory record so an audit sees them.
 func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
-	items := make([]frontier.Item, 0, len(links))
-	seen := make(map[string]bool, len(links))
+	// Not sized by len(links): a page links to each URL several times,
+	// and most of its links are seen already.
+	var items []frontier.Item
+	seen := map[string]bool{}
 	// Links to one URL share its *url.URL (see resolver): it is
 	// canonicalised once.
-	canons := make(map[*url.URL]canonical, len(links))
+	canons := map[*url.URL]canonical{}
 	for _, ln := range links {
 		if ln.kind == linkRequisite && !c.mirroring() {
 			continue
