@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -540,7 +541,7 @@ const maxAnchor = 100
 
 // anchorText is s with white space collapsed, cut at maxAnchor characters.
 func anchorText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = collapseSpace(s)
 	if utf8.RuneCountInString(s) > maxAnchor {
 		s = string([]rune(s)[:maxAnchor])
 	}
@@ -555,4 +556,57 @@ func attrValue(attrs []attr, key string) string {
 		}
 	}
 	return ""
+}
+
+// collapseSpace is strings.Join(strings.Fields(s), " "): s as it is when
+// its white space is collapsed already, as most anchors' is, and built
+// once otherwise, where Fields and Join allocate twice for every anchor.
+func collapseSpace(s string) string {
+	if isCollapsed(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	start := -1 // where the field being read began; -1 between fields
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+		i += n
+	}
+	if start >= 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[start:])
+	}
+	return b.String()
+}
+
+// isCollapsed reports whether collapseSpace would give s back unchanged:
+// no white space at either end, and only single spaces within.
+func isCollapsed(s string) bool {
+	space := true // before the first character, as after a space
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if space || r != ' ' {
+				return false
+			}
+			space = true
+		} else {
+			space = false
+		}
+		i += n
+	}
+	return !space || s == ""
 }

@@ -199,3 +199,25 @@ func TestTagName(t *testing.T) {
 		t.Errorf("%d tags checked, want at least 19", n)
 	}
 }
+
+// collapseSpace is strings.Join(strings.Fields(s), " ") for any s.
+func TestCollapseSpace(t *testing.T) {
+	cases := []string{"", " ", "a", " a", "a ", "a b", "a  b", "a\tb", "\n a \r\n b \f", "a\u00a0b", "\u0085a",
+		"a\u2003 b", "\xffa \xfe", "a \xff b", "héllo  wörld", "\u3000x\u3000", "a\vb"}
+	alphabet := []string{"a", "é", " ", "\t", "\n", "\u00a0", "\u0085", "\u2028", "\xff", "\xc3", "b"}
+	seed := uint32(1)
+	for range 2000 {
+		var b strings.Builder
+		for range int(seed % 9) {
+			seed = seed*1664525 + 1013904223
+			b.WriteString(alphabet[seed>>16%uint32(len(alphabet))])
+		}
+		seed = seed*1664525 + 1013904223
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
