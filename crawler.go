@@ -71,11 +71,12 @@ type Crawler struct {
 	visiting visiting // URLs being visited, or relinked
 	// working counts the leases handed to workers and not yet settled.
 	working atomic.Int64
-	// cpu bounds the responses parsed at once to one fewer than the Go
-	// scheduler's processors (at least one), so that a processor stays
-	// free for the requests in flight: on a crawl of one host, one request
-	// at a time, the next request goes out while the last page is parsed,
-	// not after it.
+	// cpu bounds the responses parsed at once to the Go scheduler's
+	// processors, so that parsing alone cannot take more than the machine
+	// (many workers parsing at once would only share it). The next request
+	// to a host does not wait for a free processor: the exchange yields
+	// when it gives a slot back, so the host's next request goes out
+	// before the answer is parsed.
 	cpu    chan struct{}
 	wakeCh chan struct{}
 	halt   halt      // a write that failed ends the crawl
@@ -97,7 +98,7 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 		agent:  ProductToken(cfg.UserAgent),
 		obs:    newObserver(),
 		wakeCh: make(chan struct{}, 1),
-		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
 	}
 	st, err := storage.Open(cfg.StateDir, storage.StateOptions{PageSize: frontier.PageSize})
 	if err != nil {
