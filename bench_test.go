@@ -87,3 +87,43 @@ func BenchmarkCrawl(b *testing.B) {
 		})
 	}
 }
+
+// docsPage is an HTML page shaped like a Sphinx documentation page (the
+// Python docs): a navigation of links, sections whose code is highlighted
+// in many small spans, and cross-references to a few pages at many
+// anchors. About 270 KB.
+func docsPage() []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>os — Miscellaneous interfaces</title>` +
+		`<meta name="viewport" content="width=device-width, initial-scale=1.0"><link rel="stylesheet" href="../_static/pygments.css" type="text/css">` +
+		`<link rel="index" title="Index" href="../genindex.html"><link rel="next" title="io" href="io.html"><script src="../_static/doctools.js"></script></head><body>`)
+	b.WriteString(`<div class="related" role="navigation"><ul>`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `<li class="nav-item"><a href="../library/mod%d.html" title="Module %d" accesskey="N">mod%d</a></li>`, i, i, i)
+	}
+	b.WriteString(`</ul></div><div class="body" role="main">`)
+	for s := range 60 {
+		fmt.Fprintf(&b, `<section id="s%d"><h2>Section %d<a class="headerlink" href="#s%d" title="Permalink to this headline">¶</a></h2>`, s, s, s)
+		fmt.Fprintf(&b, `<p>See <a class="reference internal" href="functions.html#f%d" title="functions.f%d"><code class="xref py py-func docutils literal notranslate"><span class="pre">f%d()</span></code></a> and `+
+			`<a class="reference external" href="https://example.org/pep-%d/">PEP %d</a> for the details of this call, which returns a value.</p>`, s, s, s, s, s)
+		b.WriteString(`<div class="highlight-python3 notranslate"><div class="highlight"><pre><span></span>`)
+		for l := range 12 {
+			fmt.Fprintf(&b, `<span class="gp">&gt;&gt;&gt; </span><span class="kn">import</span> <span class="nn">os</span><span class="p">;</span> <span class="n">x%d</span> <span class="o">=</span> <span class="n">os</span><span class="o">.</span><span class="n">f%d</span><span class="p">(</span><span class="s1">&#39;a&#39;</span><span class="p">)</span>`+"\n", l, l)
+		}
+		b.WriteString(`</pre></div></div></section>`)
+	}
+	b.WriteString(`</div></body></html>`)
+	return []byte(b.String())
+}
+
+// BenchmarkExtractDocs extracts the links of a documentation page, as a
+// crawl of such a site does for each page it fetches.
+func BenchmarkExtractDocs(b *testing.B) {
+	body := docsPage()
+	base := mustParse("http://docs.example/library/os.html")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		extractHTML(body, "text/html; charset=utf-8", base, "politecrawl")
+	}
+}
