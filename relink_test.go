@@ -303,7 +303,10 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 	defer srv.Close()
 	c, cfg := newRelinkDaemon(t, 20*time.Millisecond, func(cfg *Config) {
 		cfg.Daemon.KeepGone = keepGone
-		cfg.Daemon.Recrawl = 50 * time.Millisecond
+		// Long enough for the first pass to end before a relink is
+		// forced (which would keep /d/b's link to a /d/c not yet in the
+		// mirror absolute for good), on a loaded machine too.
+		cfg.Daemon.Recrawl = 300 * time.Millisecond
 	}, srv.URL+"/")
 	stop := runInBackground(c)
 	bFile := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/d/b"), "text/html"))
