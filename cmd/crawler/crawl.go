@@ -362,16 +362,26 @@ func printSummary(w io.Writer, s crawler.Summary) {
 }
 
 // reportCommand is the crawler report command over the outputs of cfg,
-// for the summary, or "" when the inventory went to no file.
+// for the summary, or "" when the inventory went to no file that can be
+// read again (stdout, /dev/null, a pipe).
 func reportCommand(cfg crawler.Config) string {
-	if cfg.Output.URLs == "" || cfg.Output.URLs == "-" {
+	if !regularFile(cfg.Output.URLs) {
 		return ""
 	}
 	cmd := "crawler report --urls " + shellQuote(cfg.Output.URLs)
-	if cfg.Output.Links != "" && cfg.Output.Links != "-" {
+	if regularFile(cfg.Output.Links) {
 		cmd += " --links " + shellQuote(cfg.Output.Links)
 	}
 	return cmd
+}
+
+// regularFile reports whether path names a regular file.
+func regularFile(path string) bool {
+	if path == "" || path == "-" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but

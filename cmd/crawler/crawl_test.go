@@ -450,4 +450,8 @@ func TestSummaryNamesTheReportCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d; stderr lacks %q:\n%s", code, want, stderr)
 	}
+	_, stderr, code = runCmd(t, "", "discover", "--delay", "0", "--out", os.DevNull, srv.URL+"/")
+	if code != 0 || strings.Contains(stderr, "the whole audit") {
+		t.Errorf("exit %d; an inventory sent to %s is named for a report:\n%s", code, os.DevNull, stderr)
+	}
 }
