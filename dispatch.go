@@ -74,8 +74,9 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 	}
 }
 
-// handOut gives lease l to a worker, unless it must wait: for its host's
-// sitemap being read, or for max_pages. It reports false when ctx ended.
+// handOut gives lease l to a worker, unless it must wait: for what may
+// still change it (hosts.mustWait), or for max_pages. It reports false
+// when ctx ended.
 func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
 	if c.hosts.mustWait(l) {
 		c.settle(l, release(time.Time{})) // the host waits; others go on

@@ -59,13 +59,14 @@ func (c *Crawler) seedItems() []frontier.Item {
 
 // sitemapPriority puts sitemaps first in their host's queue, so that the
 // URLs they list are known at depth 0 before the host's links are fetched
-// (see hosts.waitsForSitemap).
+// (see hosts.mustWait).
 const sitemapPriority = 1
 
 // listedPriority is the queue priority of a page a sitemap lists with
-// priority p (the protocol's 0.5 when it gives none): below the links' DefaultPriority, in
-// the sitemap's order, so that a host's pages are fetched as links reach
-// them, from the seeds out, and those only a sitemap lists come last. A
+// priority p (the protocol's 0.5 when it gives none): below the links'
+// DefaultPriority, in the sitemap's order, so that a host's pages are
+// fetched as links reach them, from the seeds out, and those only a
+// sitemap lists come last. A
 // link that reaches a listed page before it is fetched gives it its place
 // among the links, and its link depth (see frontier.Item.LinkDepth):
 // fetched in that order, each page's link_depth is its shortest chain of
