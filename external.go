@@ -20,9 +20,9 @@ func (c *Crawler) external(origin string) bool {
 // scope.check_external has it (README, "What it promises"): once, as
 // politely as any request (its host's robots.txt, delay and waits), with
 // HEAD, or GET when the server refuses HEAD (405, 501; its other links
-// are then asked with GET), reading no body and following nothing: a redirect's record names its Location, which is
-// not asked. 429, 503, other 5xx and network errors are tried again as a
-// page's are. The answer is no page of the crawl: it counts toward no
+// are then asked with GET), reading no body and following nothing: a
+// redirect's record names its Location, which is not asked. 429, 503,
+// other 5xx and network errors are tried again as a page's are. The answer is no page of the crawl: it counts toward no
 // page budget, and keeps nothing but its inventory record.
 func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Time) outcome {
 	group, o, ok := c.robotsFor(ctx, l, now)

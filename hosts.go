@@ -324,9 +324,9 @@ func (h *hosts) back(l leaseOut) {
 	case l.linked:
 		h.linking[l.origin]--
 	}
-	clear := h.reading[l.origin] == 0 && h.linking[l.origin] == 0
-	held := clear && h.heldBack[l.origin]
-	if clear {
+	none := h.reading[l.origin] == 0 && h.linking[l.origin] == 0
+	held := none && h.heldBack[l.origin]
+	if none {
 		delete(h.reading, l.origin)
 		delete(h.linking, l.origin)
 		delete(h.heldBack, l.origin)
