@@ -178,8 +178,12 @@ func (c *crawl) fill(rep *Report, broken bitset, g *graph) {
 	}
 	for id := range c.pages { // a redirect links to its hops
 		if p := &c.pages[id]; p.redirects() {
+			prev := uint32(id)
 			for _, h := range p.chain {
-				linked.set(h)
+				if h != prev { // a redirect to itself is no way in
+					linked.set(h)
+				}
+				prev = h
 			}
 			if p.final != 0 {
 				linked.set(p.final - 1)

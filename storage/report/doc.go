@@ -49,11 +49,13 @@
 //     record). loop is the engine's "redirect loop" error or a chain that
 //     comes back to a URL; final_url is then the last hop.
 //   - orphans: URLs a sitemap lists to which no fetched page has a link,
-//     other than to itself (a fragment aside). Every line of the link
+//     other than to itself (a fragment aside, or in another form of its
+//     URL: the same canonical key). Every line of the link
 //     graph is a link, as the README has it: a <link> (rel=next and the
 //     like), a canonical and an hreflang alternate are ways in for a
 //     crawler, and the crawl follows them; nofollow links count too. A
-//     record's redirect_chain and final_url count as redirect links.
+//     record's redirect_chain and final_url count as redirect links, but
+//     for a hop to the URL it leaves (a redirect to itself).
 //   - not_in_sitemap: 200 HTML pages without noindex whose canonical is
 //     absent or themselves, reached by links (link_depth present, or
 //     found_via seed or link in older inventories), that no sitemap
@@ -100,6 +102,5 @@
 // # Caveats
 //
 // The link graph has no visit id: a page's links from an earlier visit
-// count as its links still. A link to another form of a page's own URL
-// counts as a link. Titles are compared exactly, case and all.
+// count as its links still. Titles are compared exactly, case and all.
 package report

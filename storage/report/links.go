@@ -30,7 +30,7 @@ func (b bitset) or(o bitset) {
 
 // sameURL reports whether a link from from to to is to its own page: to
 // is from, but for a fragment. (A link to another form of the same URL
-// is taken as a link: looking from up too would double the lookups.)
+// is found by toItself, which looks from up, for the links it matters to.)
 func sameURL(from, to string) bool {
 	if i := strings.IndexByte(to, '#'); i >= 0 {
 		to = to[:i]
@@ -68,6 +68,12 @@ type linkWorker struct {
 	skip   skipped
 	raw    rawLink
 	l      link
+
+	// The page of the last line whose target a sitemap lists, and its
+	// id: a page's lines come together, so one lookup serves them all.
+	from   string
+	fromID uint32
+	fromOK bool
 }
 
 // chunk is whole lines of the link graph, the first numbered first.
@@ -104,7 +110,7 @@ func (w *linkWorker) link(no int) {
 	if !ok {
 		return // a URL the crawl has no record of: nothing to say of it
 	}
-	if !sameURL(w.l.from, w.l.to) {
+	if !sameURL(w.l.from, w.l.to) && !w.toItself(to) {
 		w.linked.set(to)
 	}
 	if !w.broken.has(to) {
@@ -124,6 +130,22 @@ func (w *linkWorker) link(no int) {
 		k.from = strings.Clone(k.from)
 	}
 	w.in[k] = inVal{anchor: anchor, line: no}
+}
+
+// toItself reports whether the line just parsed, to the URL to, is its
+// page's link to another form of its own URL (the README: "a page's link
+// to itself does not count"; a URL is its normal form). Only orphans ask
+// whether a URL is linked, so only links to URLs a sitemap lists are
+// looked at.
+func (w *linkWorker) toItself(to uint32) bool {
+	if !w.c.pages[to].has(fInSitemap) {
+		return false
+	}
+	if w.l.from != w.from {
+		w.from = strings.Clone(w.l.from)
+		w.fromID, w.fromOK = w.c.lookup(w.from)
+	}
+	return w.fromOK && w.fromID == to
 }
 
 // better reports whether v is the anchor to keep over old: a non-empty
