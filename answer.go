@@ -175,7 +175,7 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 		}
 		e.robots = xRobotsTag(e.robots, resp.header, c.agent)
 		rec.Title, rec.Description, rec.H1, rec.Canonical = e.title, e.description, e.h1, e.canonical
-		rec.MetaRobots, rec.Hreflang, rec.LinksOut = e.robots, e.hreflang, len(e.links)
+		rec.MetaRobots, rec.Hreflang, rec.LinksOut = e.robots, e.hreflang, e.linksOut
 		page.Canonical, page.Hreflang = e.canonical, nil
 		for _, h := range e.hreflang {
 			if page.Hreflang == nil {

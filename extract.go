@@ -42,6 +42,7 @@ type extracted struct {
 	description string
 	refs        []links.Ref // as the page writes them, for graph
 	base        *url.URL    // what they resolve against
+	linksOut    int         // the links found on the page: graph's lines, whatever their scheme
 }
 
 // isHTML reports whether a response is HTML, by its Content-Type or, when
@@ -85,11 +86,15 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 	res := resolver{base: resolveAt, seen: make(map[string]*url.URL, len(p.Refs))}
 	for _, r := range p.Refs {
 		kind, ok := kindOf[r.Kind]
-		if !ok {
-			continue
+		var u *url.URL
+		if ok {
+			u = res.resolve(r.URL)
 		}
-		if u := res.resolve(r.URL); u != nil {
+		if u != nil {
 			out.links = append(out.links, link{url: u, kind: kind, nofollow: r.Nofollow})
+		}
+		if graphKind(r) != "" && (u != nil || resolveRef(resolveAt, r.URL) != nil) {
+			out.linksOut++
 		}
 	}
 	for _, c := range p.Canonicals() {

@@ -34,9 +34,11 @@
 //     out_of_scope is an error starting "out of scope" (admit.go's
 //     "out of scope: REASON"); pages_html the 2xx HTML pages of the
 //     crawl's hosts. URLs not fetched for other reasons (max_pages, a
-//     host given up on, robots.txt unavailable) count in urls only.
+//     host given up on, robots.txt answering 5xx) count in urls only.
 //   - broken: a final status of 400 or more, or a network error (status
-//     0 with an error that is not one of the engine's refusals). A URL
+//     0 with an error that is not one of the engine's refusals; a host
+//     given up on because its robots.txt got no answer at all is a
+//     network error, one whose robots.txt answered 5xx or 429 is not). A URL
 //     that redirects is judged by the end of its chain, with that end's
 //     status; a loop is not broken (it is in redirects). inlinks are
 //     every page with a link of any kind to it (an <img> to a 404 is a

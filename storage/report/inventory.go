@@ -260,6 +260,12 @@ func (c *crawl) canonicalOf(id uint32) string {
 }
 
 func refused(errText string) bool {
+	if why, ok := strings.CutPrefix(errText, robotsUnreachable); ok {
+		// A host whose robots.txt could not be reached at all (no
+		// answer) is broken as its pages are; one that answered 5xx or
+		// 429 asked not to be crawled.
+		return strings.Trim(why, "0123456789") == ""
+	}
 	for _, r := range refusals {
 		if strings.HasPrefix(errText, r) {
 			return true
@@ -267,6 +273,10 @@ func refused(errText string) bool {
 	}
 	return false
 }
+
+// robotsUnreachable starts the error of a URL of a host given up on for
+// its robots.txt: the status it answered, or the network error.
+const robotsUnreachable = "robots.txt unavailable: "
 
 // isHTML reports whether rec is of an HTML body: by its type, or, for a
 // body that had none, by the page facts only HTML yields.
