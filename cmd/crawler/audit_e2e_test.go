@@ -273,9 +273,9 @@ func TestAuditEndToEnd(t *testing.T) {
 		U("/canon-404"):   with(page("Canon 404", 1), func(w *want) { w.canonical = U("/gone-canon") }),
 		U("/canon-self"):  with(page("Canon self", 1), func(w *want) { w.canonical = U("/%63anon-self") }), // as written
 		U("/canon-chain"): with(page("Canon chain", 1), func(w *want) { w.canonical = U("/chain1") }),
-		// ENGINE: a Link: <…>; rel="canonical" header gets no line in
-		// the link graph (kind canonical) and is not in links_out (0);
-		// the truth is 1, as for <link rel=canonical>.
+		// A Link: <…>; rel="canonical" header is the record's canonical,
+		// but no link found on the page: no line of the link graph, not
+		// in links_out (README, "Outputs").
 		U("/hdr-canon"):    with(page("Header canonical", 0), func(w *want) { w.canonical = U("/p1") }),
 		U("/gone-canon"):   {status: 404, linkDepth: 2},
 		U("/deep1"):        page("Deep 1", 2),
