@@ -212,11 +212,14 @@ func (c *Crawler) recordParked() error {
 				break
 			}
 			// Only a parked host has URLs left, so l is of h.Origin.
-			why := "not fetched: host parked: " + h.ParkReason
-			if strings.HasPrefix(h.ParkReason, robotsUnavailable) {
-				why = h.ParkReason
+			o := done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason})
+			if cause, ok := strings.CutPrefix(h.ParkReason, robotsUnavailable); ok {
+				// A robots.txt that got no answer at all (not a
+				// status) leaves the host's URLs unanswered: broken.
+				o.rec.Error = h.ParkReason
+				o.noAnswer = strings.Trim(cause, "0123456789") != ""
 			}
-			c.settle(l, done(storage.Record{Error: why}))
+			c.settle(l, o)
 		}
 		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,5 +115,28 @@ func TestRobotsSitemapReadWhateverInclude(t *testing.T) {
 	hits := s.hits()
 	if hits["/sitemap.xml"] != 1 || hits["/docs/a"] != 1 || hits["/blog/b"] != 0 {
 		t.Errorf("server saw %v; want the sitemap read, /docs/a fetched and /blog/b kept out", hits)
+	}
+}
+
+// A host whose robots.txt gets no answer at all (its port is closed) is
+// given up on in the same way, and its URLs count among the broken, with
+// the network error; one whose robots.txt answered 503 asked not to be
+// crawled, and its URLs are not broken.
+func TestUnreachableHostsURLsAreBroken(t *testing.T) {
+	a, b, c := newSite(t), newSite(t), newSite(t)
+	dead := c.URL
+	c.Close() // nothing listens there any more
+	b.set("/robots.txt", page{status: 503})
+	a.html("/", dead+"/x", b.URL+"/y")
+	cfg := testConfig(t, a.URL+"/")
+	cfg.Scope.Hosts = []string{a.URL, b.URL, dead}
+	cfg.Fetch.Retries = 0
+	sum, err, _ := runFor(t, cfg, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.BrokenURLs != 1 || len(sum.Broken) != 1 || sum.Broken[0].URL != dead+"/x" ||
+		!strings.HasPrefix(sum.Broken[0].Error, "robots.txt unavailable: ") || sum.Broken[0].Error == "robots.txt unavailable: 503" {
+		t.Errorf("broken %d: %+v; want %s/x alone, with its network error", sum.BrokenURLs, sum.Broken, dead)
 	}
 }
