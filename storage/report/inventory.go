@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -150,17 +149,7 @@ func (c *crawl) readInventory(r io.Reader) error {
 	var skips [linkWorkers]skipped
 	err := pipeline(r, &c.skip, func(w int, ch chunk) {
 		var recs []record
-		no := ch.first
-		for rest := ch.buf; len(rest) > 0; no++ {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			if line = bytes.TrimSpace(line); len(line) == 0 {
-				continue
-			}
+		for no, line := range ch.lines {
 			var rec record
 			if len(line) > maxLine || json.Unmarshal(line, &rec) != nil || rec.URL == "" {
 				skips[w].add(no)

@@ -83,7 +83,9 @@ type chunk struct {
 	seq   int // its place among the chunks, from 0
 }
 
-func (w *linkWorker) parse(ch chunk) {
+// lines yields the chunk's lines that are not blank, white space trimmed,
+// each with its number.
+func (ch chunk) lines(yield func(no int, line []byte) bool) {
 	no := ch.first
 	for rest := ch.buf; len(rest) > 0; no++ {
 		line := rest
@@ -92,10 +94,14 @@ func (w *linkWorker) parse(ch chunk) {
 		} else {
 			rest = nil
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+		if line = bytes.TrimSpace(line); len(line) > 0 && !yield(no, line) {
+			return
 		}
+	}
+}
+
+func (w *linkWorker) parse(ch chunk) {
+	for no, line := range ch.lines {
 		if len(line) > maxLine || !parseLink(line, &w.raw, &w.l) {
 			w.skip.add(no)
 			continue
