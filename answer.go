@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -139,14 +140,9 @@ func (c *Crawler) parsing(parse func()) {
 // the depth of the URL that redirected, checked like any link. Loops end in
 // the seen set; chains end at fetch.max_redirects.
 func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Record) []frontier.Item {
-	loc := strings.TrimSpace(resp.header.Get("Location"))
-	if loc == "" {
-		rec.Error = "redirect without Location"
-		return nil
-	}
-	target, err := mustParse(l.Request).Parse(loc)
-	if err != nil {
-		rec.Error = "bad Location: " + err.Error()
+	target, why := location(l, resp)
+	if target == nil {
+		rec.Error = why
 		return nil
 	}
 	rec.FinalURL = target.String()
@@ -156,6 +152,20 @@ func (c *Crawler) redirect(l *frontier.Lease, resp *response, rec *storage.Recor
 		return nil
 	}
 	return c.admit(l, []link{{url: target, kind: linkRedirect}})
+}
+
+// location is where a redirect answer to the lease's request leads,
+// resolved against its URL, or nil and why it leads nowhere.
+func location(l *frontier.Lease, resp *response) (*url.URL, string) {
+	loc := strings.TrimSpace(resp.header.Get("Location"))
+	if loc == "" {
+		return nil, "redirect without Location"
+	}
+	target, err := mustParse(l.Request).Parse(loc)
+	if err != nil {
+		return nil, "bad Location: " + err.Error()
+	}
+	return target, ""
 }
 
 // follow extracts the links of an HTML page (and, for the mirror, the

@@ -3,7 +3,6 @@ package crawler
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -53,11 +52,8 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 		return release(time.Time{}) // stopping: the URL goes back, uncounted
 	case errors.Is(err, errHostParked):
 		return release(time.Time{}) // the host was given up on: its URLs are recorded so
-	case (err != nil || resp.status == 429 || resp.status >= 500) && l.Attempts < c.conf().Fetch.Retries:
-		return retry(out.RetryAt)
-	case err != nil:
-		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
-		o.noAnswer = true
+	}
+	if o, ok := c.unanswered(l, resp, out, err); ok {
 		return o
 	}
 	rec := storage.Record{
@@ -65,10 +61,10 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 		DurationMS: resp.duration.Milliseconds(),
 	}
 	if redirectAnswer(resp.status) {
-		if loc := strings.TrimSpace(resp.header.Get("Location")); loc != "" {
-			if target, err := mustParse(l.Request).Parse(loc); err == nil {
-				rec.FinalURL = target.String()
-			}
+		if target, why := location(l, resp); target != nil {
+			rec.FinalURL = target.String()
+		} else {
+			rec.Error = why
 		}
 	}
 	return done(rec)

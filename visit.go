@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -59,27 +60,32 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	if err != nil && ctx.Err() != nil {
 		return release(time.Time{}) // stopping: the URL goes back, uncounted
 	}
-	status := 0
 	if err == nil {
-		status = resp.status
+		c.obs.page(resp.status)
+	} else {
+		c.obs.page(0)
 	}
-	c.obs.page(status)
-	switch {
-	case status == 429 || status == 503:
-		// The host waits as long as it asked; the URL is tried again
-		// then, fetch.retries times, as other failures are.
-		if l.Attempts < c.conf().Fetch.Retries {
-			return retry(out.RetryAt)
-		}
-	case (err != nil || status >= 500) && l.Attempts < c.conf().Fetch.Retries:
-		return retry(out.RetryAt)
-	}
-	if err != nil {
-		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
-		o.noAnswer = true
+	if o, ok := c.unanswered(l, resp, out, err); ok {
 		return o
 	}
 	return c.answer(l, resp, prev, known)
+}
+
+// unanswered is what becomes of a request whose answer is not one to act
+// on: a failure tried again later, fetch.retries times (429 and 503, after
+// the wait the host asked for; other 5xx and network errors, with
+// backoff), or a network error for good. ok is false when resp is to be
+// acted on.
+func (c *Crawler) unanswered(l *frontier.Lease, resp *response, out politeness.Outcome, err error) (outcome, bool) {
+	switch {
+	case (err != nil || resp.status == 429 || resp.status >= 500) && l.Attempts < c.conf().Fetch.Retries:
+		return retry(out.RetryAt), true
+	case err != nil:
+		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
+		o.noAnswer = true
+		return o, true
+	}
+	return outcome{}, false
 }
 
 // previous is the page record of the lease's URL, if it has one.
