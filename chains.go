@@ -45,20 +45,11 @@ type chains struct {
 const maxEnded = 100_000
 
 func newChains(st *storage.State, hops func() int) (*chains, error) {
-	ch := &chains{store: st.Chains, pages: st.Pages, hops: hops,
-		waiting: map[string][]storage.Record{}, ended: map[string]string{}}
-	keys, err := st.Chains.Keys()
+	waiting, err := st.Chains.All()
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		recs, err := st.Chains.Get(k)
-		if err != nil {
-			return nil, err
-		}
-		ch.waiting[k] = recs
-	}
-	return ch, nil
+	return &chains{store: st.Chains, pages: st.Pages, hops: hops, waiting: waiting, ended: map[string]string{}}, nil
 }
 
 // settle is what the end of l's visit, with record rec, does to redirect

@@ -21,35 +21,23 @@ type Chains struct {
 	db *bbolt.DB
 }
 
-// Keys returns the keys of the URLs that records wait for.
-func (cs *Chains) Keys() ([]string, error) {
-	var keys []string
+// All returns the records waiting, by the key of the URL they wait for.
+func (cs *Chains) All() (map[string][]Record, error) {
+	all := map[string][]Record{}
 	err := cs.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(chainsBucket).ForEach(func(k, _ []byte) error {
-			keys = append(keys, string(k))
+		return tx.Bucket(chainsBucket).ForEach(func(k, v []byte) error {
+			var recs []Record
+			if err := json.Unmarshal(v, &recs); err != nil {
+				return fmt.Errorf("redirect chain waiting for %s: %w", k, err)
+			}
+			all[string(k)] = recs
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list redirect chains: %w", err)
+		return nil, fmt.Errorf("read redirect chains: %w", err)
 	}
-	return keys, nil
-}
-
-// Get returns the records waiting for the URL of key.
-func (cs *Chains) Get(key string) ([]Record, error) {
-	var recs []Record
-	err := cs.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(chainsBucket).Get([]byte(key))
-		if v == nil {
-			return nil
-		}
-		return json.Unmarshal(v, &recs)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read redirect chain waiting for %s: %w", key, err)
-	}
-	return recs, nil
+	return all, nil
 }
 
 // SetHook returns a Hook that, within a writable transaction of the
