@@ -50,11 +50,7 @@ func (s *scope) check(u *url.URL, origin string, depth int) string {
 	case s.maxDepth > 0 && depth > s.maxDepth:
 		return rejectDepth
 	}
-	full := u.String()
-	if len(s.include) > 0 && !matchAny(s.include, full) {
-		return rejectInclude
-	}
-	return s.checkURL(u, full)
+	return s.checkURL(u, true)
 }
 
 // checkExternal is check for a link to a host out of scope that
@@ -62,15 +58,18 @@ func (s *scope) check(u *url.URL, origin string, depth int) string {
 // apply; include and max_depth, which say what of the crawl's own hosts
 // is crawled, do not.
 func (s *scope) checkExternal(u *url.URL) string {
-	return s.checkURL(u, u.String())
+	return s.checkURL(u, false)
 }
 
-// checkURL is the part of check that judges a URL as written (full is
-// u.String()): its length, exclude, and the trap guards.
-func (s *scope) checkURL(u *url.URL, full string) string {
+// checkURL is the part of check that judges a URL as written: its
+// length, include (unless include is false), exclude, and the trap guards.
+func (s *scope) checkURL(u *url.URL, include bool) string {
+	full := u.String()
 	switch {
 	case s.maxLen > 0 && len(full) > s.maxLen:
 		return rejectLength
+	case include && len(s.include) > 0 && !matchAny(s.include, full):
+		return rejectInclude
 	case matchAny(s.exclude, full):
 		return rejectExclude
 	}
