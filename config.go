@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/frontier/cluster"
 )
 
 // MaxURLLengthLimit is the largest scope.max_url_length: a URL is a key of
@@ -58,6 +59,9 @@ type Config struct {
 	Daemon DaemonConfig `yaml:"daemon"`
 	// Log sets the format and level of the log on stderr.
 	Log LogConfig `yaml:"log"`
+	// Cluster makes several workers one crawl (README, "Several
+	// machines"); without a NATS URL the crawl is this process's alone.
+	Cluster cluster.Config `yaml:"cluster"`
 }
 
 // SitemapLimits bound each sitemap file, as the sitemaps.org protocol does.
@@ -256,10 +260,11 @@ func DefaultConfig() Config {
 			MaxRedirects: 5,
 			Retries:      3,
 		},
-		Links:  LinksConfig{HonorNofollow: true, HonorMetaRobots: true},
-		Output: OutputConfig{MirrorLinks: MirrorLinksKeep, WARCMaxSize: GiB},
-		Daemon: DaemonConfig{Recrawl: 24 * time.Hour},
-		Log:    LogConfig{Format: "text", Level: "info"},
+		Links:   LinksConfig{HonorNofollow: true, HonorMetaRobots: true},
+		Output:  OutputConfig{MirrorLinks: MirrorLinksKeep, WARCMaxSize: GiB},
+		Daemon:  DaemonConfig{Recrawl: 24 * time.Hour},
+		Log:     LogConfig{Format: "text", Level: "info"},
+		Cluster: cluster.DefaultConfig(),
 	}
 }
 
@@ -337,6 +342,12 @@ func (c Config) Validate() error {
 	ck.daemon(c.Daemon)
 	ck.oneOf("log.format", c.Log.Format, "text", "json")
 	ck.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	var cerr *cluster.ConfigError
+	if errors.As(c.Cluster.Validate(), &cerr) {
+		for _, p := range cerr.Problems {
+			ck.addf(p.Key, "%s", p.Message)
+		}
+	}
 	if len(ck) == 0 {
 		return nil
 	}

@@ -29,7 +29,7 @@ var allowedImports = map[string][]string{
 	"storage/report": {module + "/storage", module + "/frontier"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
-		module + "/politeness", module + "/storage", module + "/storage/",
+		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",
 		"golang.org/x/net/", "golang.org/x/time/rate",
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},
