@@ -381,6 +381,48 @@ func (f *Frontier) RescheduleDone(at time.Time) (int, error) {
 	return total, nil
 }
 
+// Finished is a URL finished by another worker of a crawl shared by
+// several (frontier/cluster), for MarkDone: its canonical key and kind,
+// and when it is due again for a revisit (zero: never).
+type Finished struct {
+	Key       string
+	Kind      Kind
+	RevisitAt time.Time
+}
+
+// MarkDone records URLs finished elsewhere, as a worker learns them from
+// the changelog of a part of the crawl it takes over: each becomes done,
+// or scheduled for a revisit at RevisitAt, whether it was queued here,
+// done or scheduled already, or never seen (it is added done, so that a
+// link found later does not queue it again). A URL leased here is left as
+// it is: the caller holds the hosts back while it applies what it learns.
+// It returns how many URLs changed.
+func (f *Frontier) MarkDone(urls []Finished) (int, error) {
+	total := 0
+	for len(urls) > 0 {
+		chunk := urls[:min(len(urls), f.opts.MaxBatch)]
+		urls = urls[len(chunk):]
+		n, err := f.submit(len(chunk), func(b *batch) (int, error) {
+			changed := 0
+			for i := range chunk {
+				ok, err := b.finishedElsewhere(&chunk[i])
+				if err != nil {
+					return 0, err
+				}
+				if ok {
+					changed++
+				}
+			}
+			return changed, nil
+		})
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("frontier: mark done: %w", err)
+		}
+	}
+	return total, nil
+}
+
 // Stats counts the URLs of all hosts.
 func (f *Frontier) Stats() Stats {
 	f.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -788,6 +789,93 @@ func TestRescheduleDone(t *testing.T) {
 	}
 	if revisits != 10 {
 		t.Errorf("%d revisits; want 10", revisits)
+	}
+	mustCheck(t, f)
+}
+
+// TestMarkDone checks that URLs finished elsewhere become done or
+// scheduled whatever their state here — never seen, queued (staged or
+// not), scheduled, done — that a lease out is left alone, and that the
+// counts stay right.
+func TestMarkDone(t *testing.T) {
+	f := newTest(t, testDB(t, false), Options{})
+	add := func(urls ...string) {
+		t.Helper()
+		var items []Item
+		for _, u := range urls {
+			items = append(items, item(t, u))
+		}
+		if _, err := f.Add(items); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("http://a.test/queued", "http://a.test/revisit", "http://a.test/done", "http://a.test/sched",
+		"http://a.test/plain", "http://a.test/2", "http://a.test/3", "http://a.test/4")
+	// Done here: /done for good, /sched with a revisit.
+	for range 2 {
+		l := next(t, f, t0)
+		o := Outcome{}
+		if l.Key == "http://a.test/revisit" {
+			o.RevisitAt = t0.Add(time.Hour)
+		}
+		if _, err := f.Done(l, o, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCheck(t, f)
+	leased := next(t, f, t0) // /done
+	if leased.Key != "http://a.test/done" {
+		t.Fatalf("leased %s", leased.Key)
+	}
+	add("http://b.test/staged") // alone in its batch: staged
+	later := t0.Add(2 * time.Hour)
+	n, err := f.MarkDone([]Finished{
+		{Key: "http://a.test/new"},                         // never seen: done
+		{Key: "http://a.test/new-sched", RevisitAt: later}, // never seen: scheduled
+		{Key: "http://a.test/queued"},                      // was done here already (first lease)
+		{Key: "http://a.test/revisit"},                     // scheduled here: done for good
+		{Key: "http://a.test/sched", RevisitAt: later},     // queued: scheduled
+		{Key: "http://a.test/done"},                        // leased: left alone
+		{Key: "http://b.test/staged"},                      // staged: done
+		{Key: "http://a.test/2", Kind: KindSitemap},        // another kind: a URL of its own
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("MarkDone changed %d URLs; want 6", n)
+	}
+	if err := f.Release(leased, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	mustCheck(t, f)
+	if added, err := f.Add([]Item{item(t, "http://a.test/new"), item(t, "http://b.test/staged")}); err != nil || added != 0 {
+		t.Errorf("Add of URLs finished elsewhere = %d, %v; want 0 new", added, err)
+	}
+	var got []string
+	for {
+		l, _, err := f.Next(t0.Add(3 * time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == nil {
+			break
+		}
+		f.SetReady(l.Origin, t0)
+		got = append(got, fmt.Sprintf("%s revisit=%v", l.Key, l.Revisit))
+		if _, err := f.Done(l, Outcome{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"http://a.test/2 revisit=false", // the page, not the sitemap of the same URL
+		"http://a.test/3 revisit=false", "http://a.test/4 revisit=false", "http://a.test/done revisit=false",
+		"http://a.test/plain revisit=false", "http://a.test/new-sched revisit=true", "http://a.test/sched revisit=true",
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("handed out after MarkDone:\n%v\nwant\n%v", got, want)
 	}
 	mustCheck(t, f)
 }

@@ -423,3 +423,82 @@ func (b *batch) rescheduleDone(h *host, at int64, most int) (int, error) {
 	}
 	return len(keys), nil
 }
+
+// finishedElsewhere makes the URL of fin done, or scheduled at its
+// RevisitAt, as MarkDone says, and reports whether it changed anything.
+func (b *batch) finishedElsewhere(fin *Finished) (bool, error) {
+	u, err := Canonicalize(fin.Key, max(3*len(fin.Key), DefaultMaxURLLength))
+	if err != nil {
+		return false, err
+	}
+	at := timeNanos(fin.RevisitAt)
+	if at == 0 && !fin.RevisitAt.IsZero() {
+		at = 1 // a revisit before 1970: due at once
+	}
+	h := b.host(u.Origin)
+	d := b.touch(h)
+	if d.stagedN() > 0 {
+		if err := b.flushStaged(h); err != nil {
+			return false, err
+		}
+	}
+	k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, u.Key[len(u.Origin):], fin.Kind) })
+	v := b.urls.Get(k)
+	if v == nil {
+		seq, err := b.urls.NextSequence()
+		if err != nil {
+			return false, fmt.Errorf("sequence: %w", err)
+		}
+		r := record{kind: fin.Kind, seq: seq, linkDepth: NoLinkDepth}
+		if u.Request != u.Key {
+			r.request = u.Request
+		}
+		d.rec.done++
+		return true, b.doneOrScheduled(h, d, k, &r, at)
+	}
+	r, err := decodeRecord(v, h.rec.origin)
+	if err != nil {
+		return false, fmt.Errorf("record of %s: %w", u.Key, err)
+	}
+	b.f.mu.Lock()
+	leased := h.leased(r.seq)
+	b.f.mu.Unlock()
+	if leased {
+		return false, nil
+	}
+	inQueue, err := b.queued(h, &r)
+	switch {
+	case err != nil:
+		return false, err
+	case !inQueue && at == 0:
+		return false, nil // done here too
+	case !inQueue:
+		return true, b.reschedule(h, k, &r, false, at)
+	}
+	if err := b.deleteQueue(h, d, &r); err != nil {
+		return false, err
+	}
+	if r.visited {
+		d.rec.scheduled-- // counted again if it stays scheduled
+	} else {
+		d.rec.done++
+	}
+	return true, b.doneOrScheduled(h, d, k, &r, at)
+}
+
+// doneOrScheduled files record r (key k), out of the queue and counted
+// done, as done for good (at 0) or scheduled at `at`.
+func (b *batch) doneOrScheduled(h *host, d *hostDelta, k []byte, r *record, at int64) error {
+	if at == 0 {
+		if err := b.putRecord(h, k, r); err != nil {
+			return err
+		}
+		return b.putDone(h, k[4:], r.seq)
+	}
+	d.rec.scheduled++
+	r.visited, r.attempts, r.delayed, r.due = true, 0, true, at
+	if err := b.putQueue(h, d, k, r); err != nil {
+		return err
+	}
+	return b.putRecord(h, k, r)
+}
