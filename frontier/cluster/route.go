@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/politecrawl/crawler/frontier"
@@ -115,4 +117,29 @@ func (c *conn) routeID(p int, items []frontier.Item) string {
 		fmt.Fprintf(h, "%s\x00%d\x00", it.Key, it.Kind)
 	}
 	return "route-" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Inbound reads, in one request, the stream's last sequence and how many
+// routed messages each partition's inbound subject holds, so that a worker
+// polling for routed URLs replays only the partitions whose count moved
+// since it last replayed them. Counts only grow, but for a Snapshot's purge
+// of the partition, which its owner makes itself. A partition nothing was
+// ever routed to is absent.
+func (m *Member) Inbound(ctx context.Context) (last uint64, counts map[int]uint64, err error) {
+	info, err := m.stream.Info(ctx, jetstream.WithSubjectFilter("crawl."+m.cfg.Name+".p.*.in"))
+	if err != nil {
+		return 0, nil, fmt.Errorf("cluster: read the routed URLs' counts: %w", err)
+	}
+	counts = make(map[int]uint64, len(info.State.Subjects))
+	prefix := "crawl." + m.cfg.Name + ".p."
+	for subj, n := range info.State.Subjects {
+		rest, ok := strings.CutPrefix(subj, prefix)
+		if !ok {
+			continue
+		}
+		if p, err := strconv.Atoi(strings.TrimSuffix(rest, ".in")); err == nil {
+			counts[p] = n
+		}
+	}
+	return info.State.LastSeq, counts, nil
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -31,6 +32,10 @@ func TestRouteDedup(t *testing.T) {
 	stored, err = a.Route(ctx, again)
 	if err != nil || stored != 0 {
 		t.Fatalf("Route again = %d, %v; want 0 stored", stored, err)
+	}
+	last, counts, err := a.Inbound(ctx)
+	if err != nil || last == 0 || !maps.Equal(counts, map[int]uint64{0: 1, 1: 1}) {
+		t.Errorf("Inbound = %d, %v, %v; want a sequence and one message in each of partitions 0 and 1", last, counts, err)
 	}
 	for p := range n {
 		got, through := replayAll(t, a, p, 0)
