@@ -82,6 +82,7 @@ type Crawler struct {
 	halt   halt      // a write that failed ends the crawl
 	relink *relinker // the mirror's links, after each pass
 	chains *chains   // redirects' records, until their chain ends
+	shared *shared   // the crawl shared by several workers; nil on one machine
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -242,8 +243,13 @@ func (c *Crawler) Close() error {
 func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	started := c.now()
 	ctx := c.halt.watch(parent)
-	if err := c.seed(); err != nil {
+	stopShared, err := c.joinShared(ctx)
+	if err != nil {
 		return Summary{}, err
+	}
+	if err := c.seed(); err != nil {
+		stopShared()
+		return Summary{}, errors.Join(err, c.leaveShared())
 	}
 	work := make(chan *frontier.Lease)
 	var wg sync.WaitGroup
@@ -259,9 +265,10 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	}
 	stopProgress := c.startProgress(ctx)
 	stopRelink := c.relink.relinkEvery(ctx)
-	err := c.dispatch(ctx, work)
+	err = c.dispatch(ctx, work)
 	close(work)
 	wg.Wait()
+	stopShared()
 	stopRelink()
 	stopProgress()
 	var broken int
@@ -280,7 +287,7 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	if ferr := c.out.flush(); ferr != nil {
 		err = errors.Join(err, ferr)
 	}
-	err = errors.Join(err, c.halt.err())
+	err = errors.Join(err, c.leaveShared(), c.halt.err())
 	sum := c.summary(started)
 	sum.BrokenLinks = broken
 	switch {

@@ -47,7 +47,10 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 			continue
 		}
 		if working == 0 && !c.cfg.Daemon.Enabled {
-			if idle.Until.IsZero() {
+			switch {
+			case c.shared != nil && c.shared.finished():
+				return nil // no worker has a URL left
+			case c.shared == nil && idle.Until.IsZero():
 				return nil // drained, or only parked hosts are left
 			}
 			if c.hosts.lastCall(now, c.conf().Politeness.RobotsLastWait) {
@@ -78,11 +81,31 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 // still change it (hosts.mustWait), or for max_pages. It reports false
 // when ctx ended.
 func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
+	if c.shared != nil {
+		if ours, at := c.shared.owns(l.Origin, c.now()); !ours {
+			c.front.SetReady(l.Origin, at) // another worker's host, or not yet
+			c.settle(l, release(time.Time{}))
+			return true
+		}
+	}
 	if c.hosts.mustWait(l) {
 		c.settle(l, release(time.Time{})) // the host waits; others go on
 		return true
 	}
 	out := c.outOf(l)
+	if out.budgeted && !c.cfg.Daemon.Enabled && c.shared != nil {
+		ok, err := c.shared.take(ctx, c.conf().Scope.MaxPages)
+		if err != nil || !ok {
+			if err != nil {
+				c.log.Warn("cluster: take a page from max_pages", "err", err)
+				c.front.SetReady(l.Origin, c.now().Add(time.Second)) // asked again then
+			} else {
+				c.budget.spent.Store(true) // the workers together took max_pages
+			}
+			c.settle(l, release(time.Time{}))
+			return true
+		}
+	}
 	if out.budgeted && !c.cfg.Daemon.Enabled && c.budget.full() {
 		// Each page max_pages allows is fetched or being fetched: this
 		// one waits for a visit to end, which may not count.
@@ -120,6 +143,9 @@ func (c *Crawler) outOf(l *frontier.Lease) leaseOut {
 // handedOut counts a lease handed to a worker.
 func (c *Crawler) handedOut(l leaseOut) {
 	c.working.Add(1)
+	if c.shared != nil {
+		c.shared.handed(l.origin, 1)
+	}
 	if l.budgeted {
 		c.budget.out.Add(1)
 	}
@@ -133,6 +159,9 @@ func (c *Crawler) handedBack(l leaseOut) {
 		c.budget.out.Add(-1)
 	}
 	c.hosts.back(l)
+	if c.shared != nil {
+		c.shared.handed(l.origin, -1)
+	}
 	c.working.Add(-1)
 }
 
@@ -144,12 +173,13 @@ type budget struct {
 	before  int64        // pages fetched by earlier runs
 	fetched atomic.Int64 // pages fetched this run
 	out     atomic.Int64 // page leases handed to workers and not yet settled
+	spent   atomic.Bool  // a shared crawl's budget is spent (shared.take)
 }
 
 // reached reports whether max_pages pages were fetched.
 func (b *budget) reached() bool {
 	most := b.most()
-	return most > 0 && b.fetched.Load()+b.before >= int64(most)
+	return most > 0 && (b.fetched.Load()+b.before >= int64(most) || b.spent.Load())
 }
 
 // full reports whether the pages fetched and those being fetched make
@@ -181,6 +211,9 @@ func (c *Crawler) recordUnfetched() error {
 func (c *Crawler) recordLeft() error {
 	now := c.now()
 	return c.front.Pending(func(it frontier.Item) error {
+		if !c.hosts.mine(it.Origin) {
+			return nil // another worker's, which records it
+		}
 		rec := storage.Record{
 			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
 			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now, LinkDepth: linkDepthField(it.LinkDepth),
@@ -197,12 +230,17 @@ func (c *Crawler) recordLeft() error {
 // time past any wait), and parked again for a later resume.
 func (c *Crawler) recordParked() error {
 	for _, h := range c.front.Hosts() {
-		if !h.Parked || h.Queued == 0 {
+		if !h.Parked || h.Queued == 0 || !c.hosts.mine(h.Origin) {
 			continue
 		}
 		if err := c.hosts.unparkToRecord(h.Origin); err != nil {
 			return err
 		}
+		// On one machine only parked hosts have URLs left; in a shared
+		// crawl, so may hosts this worker held before, whose URLs are
+		// set aside (their leases kept, so Next skips them) until the
+		// parked host's are recorded.
+		var aside []*frontier.Lease
 		for {
 			l, _, err := c.front.Next(farFuture)
 			if err != nil {
@@ -211,7 +249,10 @@ func (c *Crawler) recordParked() error {
 			if l == nil {
 				break
 			}
-			// Only a parked host has URLs left, so l is of h.Origin.
+			if l.Origin != h.Origin {
+				aside = append(aside, l)
+				continue
+			}
 			o := done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason})
 			if cause, ok := strings.CutPrefix(h.ParkReason, robotsUnavailable); ok {
 				// A robots.txt that got no answer at all (not a
@@ -220,6 +261,10 @@ func (c *Crawler) recordParked() error {
 				o.noAnswer = strings.Trim(cause, "0123456789") != ""
 			}
 			c.settle(l, o)
+		}
+		for _, l := range aside {
+			c.front.SetReady(l.Origin, farFuture)
+			c.settle(l, release(time.Time{}))
 		}
 		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
 			return err

@@ -48,6 +48,11 @@ func (x *exchange) wait(ctx context.Context, origin string) error {
 		if at.IsZero() && x.hosts.gate.Parked(origin) {
 			return fmt.Errorf("%s: %w", origin, errHostParked)
 		}
+		if at.IsZero() && x.hosts.shared != nil {
+			if ours, _ := x.hosts.shared.owns(origin, x.now()); !ours {
+				return fmt.Errorf("%s: %w", origin, errNotOurs)
+			}
+		}
 		var due <-chan time.Time // nil, never ready, when at is zero
 		var t *time.Timer
 		if !at.IsZero() {

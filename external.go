@@ -50,7 +50,7 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return release(time.Time{}) // stopping: the URL goes back, uncounted
-	case errors.Is(err, errHostParked):
+	case errors.Is(err, errHostParked), errors.Is(err, errNotOurs):
 		return release(time.Time{}) // the host was given up on: its URLs are recorded so
 	}
 	if o, ok := c.unanswered(l, resp, out, err); ok {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/robots"
 	"github.com/politecrawl/crawler/storage"
@@ -35,6 +36,10 @@ type hosts struct {
 	// fail stops the crawl on a write of the state it cannot go on
 	// without (parking a host).
 	fail func(error)
+	// shared, in a crawl shared by several workers, says which hosts are
+	// this worker's to ask, and keeps their waits for a successor; nil on
+	// one machine.
+	shared *shared
 
 	mu        sync.Mutex
 	pages     map[string]int       // pages fetched this run, by origin
@@ -166,6 +171,15 @@ func (h *hosts) countWait(origin string, now, at time.Time) {
 // gate refuses, the frontier is told when to hand the host out again and
 // that time is returned (zero: when a request of the host ends).
 func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
+	if h.shared != nil {
+		if ours, at := h.shared.owns(origin, now); !ours {
+			// Another worker's host, or one this worker may not ask
+			// yet: the frontier holds it back until then, and the
+			// lease goes back as it was.
+			h.front.SetReady(origin, at)
+			return false, time.Time{}
+		}
+	}
 	ok, at := h.gate.Acquire(origin, now)
 	switch {
 	case ok:
@@ -223,6 +237,7 @@ func (h *hosts) wait(origin string, until time.Time, why politeness.Why) {
 }
 
 func (h *hosts) persistWait(origin string, until time.Time) {
+	h.keepWait(cluster.HostWait{Origin: origin, Until: until})
 	if err := h.front.SetHostWait(origin, until); err != nil {
 		h.stateError("save host wait", err)
 	}
@@ -240,6 +255,7 @@ func (h *hosts) park(origin, reason string) {
 		return
 	}
 	h.log.Warn("host parked", "host", origin, "reason", reason)
+	h.keepWait(cluster.HostWait{Origin: origin, Parked: true, Reason: reason})
 	h.gate.Park(origin, reason)
 	if err := h.front.Park(origin, reason); err != nil {
 		// Kept going, the host would sit parked in the gate with its
@@ -260,6 +276,47 @@ func (h *hosts) unparkToRecord(origin string) error {
 
 // reparked parks origin again once its URLs are recorded, for a resume.
 func (h *hosts) reparked(origin, reason string) error { return h.front.Park(origin, reason) }
+
+// keepWait writes a host's wait or parking for the workers of a shared crawl
+// before the frontier keeps it. A failure is logged: a successor then
+// knows the host only as its own requests teach it.
+func (h *hosts) keepWait(w cluster.HostWait) {
+	if h.shared == nil {
+		return
+	}
+	if err := h.shared.hostWait(w); err != nil {
+		h.log.Warn("cluster: keep a host's wait", "host", w.Origin, "err", err)
+	}
+}
+
+// learnWait applies a host's wait or parking that another worker (or this
+// one, in an earlier hold) wrote to the log of a partition taken over.
+func (h *hosts) learnWait(w cluster.HostWait) error {
+	if w.Parked {
+		h.gate.Park(w.Origin, w.Reason)
+		return h.front.Park(w.Origin, w.Reason)
+	}
+	if w.Until.After(h.now()) {
+		h.gate.Wait(w.Origin, w.Until, politeness.WhyRetryAfter)
+	}
+	return h.front.SetHostWait(w.Origin, w.Until)
+}
+
+// waitsToCome lists the hosts whose next request is not due at now, with
+// when it is, for a successor to keep to.
+func (h *hosts) waitsToCome(now time.Time) []cluster.HostWait {
+	var out []cluster.HostWait
+	for _, g := range h.gate.Snapshot(now) {
+		if g.Parked == "" && g.NextAt.After(now) {
+			out = append(out, cluster.HostWait{Origin: g.Origin, Until: g.NextAt})
+		}
+	}
+	return out
+}
+
+// mine reports whether origin is this worker's to crawl: always on one
+// machine; in a shared crawl, when its partition is held here.
+func (h *hosts) mine(origin string) bool { return h.shared == nil || h.shared.mine(origin) }
 
 func (h *hosts) stateError(what string, err error) {
 	h.obs.stateError()
@@ -474,7 +531,7 @@ func (h *hosts) idle(now time.Time) bool {
 		}
 	}
 	for _, fh := range h.front.Hosts() {
-		if fh.Queued > 0 && !fh.Parked && !off[fh.Origin] && fh.Wait.Sub(now) <= giveUp {
+		if fh.Queued > 0 && !fh.Parked && !off[fh.Origin] && fh.Wait.Sub(now) <= giveUp && h.mine(fh.Origin) {
 			return false
 		}
 	}
@@ -551,7 +608,7 @@ const robotsUnavailable = "robots.txt unavailable: "
 func (h *hosts) lastCall(now time.Time, wait time.Duration) bool {
 	var left []string
 	for _, fh := range h.front.Hosts() {
-		if fh.Queued == 0 || fh.Parked {
+		if fh.Queued == 0 || fh.Parked || !h.mine(fh.Origin) {
 			continue
 		}
 		if h.robots.Status(fh.Origin, now) != string(robots.ResultUnreachable) {

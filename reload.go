@@ -69,7 +69,7 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 	}
 	seeds := c.seedItems()
 	c.dueWhenFound(seeds, c.now())
-	if _, err := c.front.Add(seeds); err != nil {
+	if _, err := c.queue("", seeds); err != nil {
 		return notes, fmt.Errorf("queue new seeds: %w", err)
 	}
 	c.wake()

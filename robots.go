@@ -113,7 +113,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 			sf.Redirects = hop + 1
 			return sf, sAsked, "", nil
 		}
-		if err := c.x.wait(ctx, target); errors.Is(err, errHostParked) {
+		if err := c.x.wait(ctx, target); errors.Is(err, errHostParked) || errors.Is(err, errNotOurs) {
 			err = fmt.Errorf("fetch %s: %w", next, err)
 			c.log.Warn("robots.txt not fetched", "host", origin, "err", err)
 			return robots.Fetch{Err: err, Redirects: hop}, asked, key, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -107,7 +108,21 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 			return c.front.Release(l, time.Time{})
 		}
 	}
-	if _, err := c.front.Done(l, fo, o.links); err != nil {
+	links := o.links
+	if c.shared != nil {
+		// What a successor must know is written before the frontier
+		// commits it; a partition lost meanwhile is its new owner's.
+		done := cluster.Done{Key: l.Key, Kind: l.Kind, RevisitAt: fo.RevisitAt}
+		own, err := c.shared.found(l.Origin, o.links, &done)
+		if err != nil {
+			if !errors.Is(err, errNotOurs) {
+				c.log.Warn("cluster: write a URL done", "url", l.Request, "err", err)
+			}
+			return c.front.Release(l, time.Time{})
+		}
+		links = own
+	}
+	if _, err := c.front.Done(l, fo, links); err != nil {
 		// Nothing changed: the lease is still out, and goes back.
 		return fmt.Errorf("complete %s: %w", l.Request, errors.Join(err, c.front.Release(l, time.Time{})))
 	}

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 func (c *Crawler) seed() error {
 	items := c.seedItems()
 	c.dueWhenFound(items, c.now())
-	n, err := c.front.Add(items)
+	n, err := c.queue("", items)
 	if err != nil {
 		return err
 	}
@@ -116,9 +117,12 @@ func (c *Crawler) seedSitemaps(origin string, urls []string) {
 		if len(part) == 0 {
 			continue
 		}
-		n, err := c.front.Add(part)
+		n, err := c.queue(origin, part)
+		if errors.Is(err, errNotOurs) {
+			return // the host's new owner reads its robots.txt again
+		}
 		if err != nil {
-			c.stop(fmt.Errorf("state_dir %s: queue sitemaps: %w", c.cfg.StateDir, err))
+			c.stop(fmt.Errorf("queue sitemaps: %w", err))
 			return
 		}
 		if n > 0 && part[0].Origin == origin {

@@ -1,0 +1,509 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/frontier/cluster"
+)
+
+// shared is this worker's side of a crawl shared by several (README,
+// "Several machines"; frontier/cluster's doc, "The engine's part"). The
+// frontier stays the one bbolt frontier of one machine: it holds the URLs
+// of the partitions this worker holds, and of those it held before, whose
+// hosts it no longer hands out (owns). What a successor needs is written
+// to the partition's log before the frontier commits it (found, done and
+// waits, see settle); URLs for hosts of other partitions are routed to
+// them rather than queued here. A loop applies the member's changes
+// (gained: restore and replay; handover: release once settled; lost:
+// forget), replays the URLs routed here, reports the worker's load, and
+// asks whether the whole crawl is over.
+//
+// It is safe for concurrent use.
+type shared struct {
+	m       *cluster.Member
+	parts   int
+	front   *frontier.Frontier
+	hosts   *hosts
+	log     *slog.Logger
+	now     func() time.Time
+	timeout time.Duration // fetch.timeout: what an unclean takeover waits
+	lease   time.Duration
+	daemon  bool
+	wake    func() // the dispatcher's
+	signal  chan struct{}
+
+	mu      sync.Mutex
+	changes []cluster.Change
+	held    map[int]*heldPart // gained and replayed
+	busy    map[int]int       // leases handed out and not settled, by partition
+	over    bool              // every worker is done: the crawl is over
+}
+
+// heldPart is a partition this worker crawls.
+type heldPart struct {
+	tenure  uint64    // of the Gained that began the hold
+	startAt time.Time // no request before: an unclean takeover waits fetch.timeout
+	through uint64    // every entry of the partition up to this sequence is applied
+	inbound uint64    // routed messages as counted when last replayed
+	leaving bool      // handed over: released once its requests are settled
+}
+
+// pollEvery is how often the loop looks for URLs routed here, and reports
+// the worker's load.
+const pollEvery = 250 * time.Millisecond
+
+// joinCluster joins the crawl of c's cluster block.
+func joinCluster(ctx context.Context, c *Crawler) (*shared, error) {
+	s := &shared{
+		front: c.front, hosts: c.hosts, log: c.log, now: c.now,
+		timeout: c.cfg.Fetch.Timeout, daemon: c.cfg.Daemon.Enabled, wake: c.wake,
+		signal: make(chan struct{}, 1),
+		held:   map[int]*heldPart{}, busy: map[int]int{},
+	}
+	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed})
+	if err != nil {
+		return nil, err
+	}
+	s.m, s.parts, s.lease = m, m.Partitions(), c.cfg.Cluster.Lease
+	c.log.Info("joined the crawl", "cluster", c.cfg.Cluster.Name, "worker", m.Worker(), "partitions", s.parts)
+	return s, nil
+}
+
+// joinShared joins the crawl of the cluster block, if there is one, and
+// starts the loop; the function it returns stops the loop (call it once no
+// request is in flight), and leaveShared then leaves the crawl.
+func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
+	if !c.cfg.Cluster.Enabled() {
+		return func() {}, nil
+	}
+	s, err := joinCluster(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	c.shared, c.hosts.shared = s, s
+	loop, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.run(loop, c.working.Load)
+	}()
+	return func() { cancel(); <-done }, nil
+}
+
+// leaveShared leaves the crawl shared by several workers, if it is one.
+func (c *Crawler) leaveShared() error {
+	if c.shared == nil {
+		return nil
+	}
+	if err := c.shared.close(); err != nil {
+		return fmt.Errorf("cluster: leave the crawl: %w", err)
+	}
+	return nil
+}
+
+// queue adds items found from origin's host ("" for the config's seeds)
+// to the frontier: in a crawl shared by several workers, through the
+// cluster (see shared.found). It returns how many were new here.
+func (c *Crawler) queue(origin string, items []frontier.Item) (int, error) {
+	if c.shared != nil {
+		var err error
+		if items, err = c.shared.found(origin, items, nil); err != nil {
+			return 0, err
+		}
+	}
+	return c.front.Add(items)
+}
+
+// changed queues a change from the member's loop, which must not block.
+func (s *shared) changed(ch cluster.Change) {
+	s.mu.Lock()
+	s.changes = append(s.changes, ch)
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *shared) poke() {
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *shared) partition(origin string) int { return cluster.Partition(origin, s.parts) }
+
+// owns reports whether a request to origin may start at now: its partition
+// is held here, replayed, not being handed over, its window open, and an
+// unclean takeover's wait over. If not, at is when to ask again (a far
+// future when the partition is not held: a Gained readies its hosts).
+func (s *shared) owns(origin string, now time.Time) (ok bool, at time.Time) {
+	p := s.partition(origin)
+	s.mu.Lock()
+	h := s.held[p]
+	s.mu.Unlock()
+	switch {
+	case h == nil || h.leaving:
+		return false, farFuture
+	case now.Before(h.startAt):
+		return false, h.startAt
+	case !s.m.MayStart(p, now):
+		return false, farFuture
+	}
+	return true, time.Time{}
+}
+
+// mine reports whether origin's partition is held here, for what looks at
+// every host of the frontier (the end of a crawl, recording parked hosts).
+func (s *shared) mine(origin string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.held[s.partition(origin)]
+	return h != nil && !h.leaving
+}
+
+// handed counts a lease of origin handed out (+1) or settled (-1).
+func (s *shared) handed(origin string, n int) {
+	p := s.partition(origin)
+	s.mu.Lock()
+	s.busy[p] += n
+	last := s.busy[p] == 0
+	if last {
+		delete(s.busy, p)
+	}
+	leaving := last && s.held[p] != nil && s.held[p].leaving
+	s.mu.Unlock()
+	if leaving {
+		s.poke()
+	}
+}
+
+// errNotOurs is what a write for a partition this worker no longer holds
+// gets: its URL goes back to the local queue, and its new owner redoes it.
+var errNotOurs = errors.New("partition held by another worker")
+
+// found makes items, found from origin's host ("" for the config's seeds),
+// durable before they are queued, with done (when not nil) the URL whose
+// visit found them: those of other partitions are routed to them, those
+// of origin's own partition are written to its log with done. It returns
+// the items to queue here.
+func (s *shared) found(origin string, items []frontier.Item, done *cluster.Done) ([]frontier.Item, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
+	defer cancel()
+	p := -1
+	if origin != "" {
+		p = s.partition(origin)
+	}
+	var own, others []frontier.Item
+	for _, it := range items {
+		if p >= 0 && s.partition(it.Origin) == p {
+			own = append(own, it)
+		} else {
+			others = append(others, it)
+		}
+	}
+	if len(others) > 0 {
+		if _, err := s.m.Route(ctx, others); err != nil {
+			return nil, err
+		}
+	}
+	if p < 0 {
+		return nil, nil
+	}
+	e := cluster.Entry{Found: own}
+	if done != nil {
+		e.Done = []cluster.Done{*done}
+	}
+	if _, err := s.m.Append(ctx, p, e); err != nil {
+		if errors.Is(err, cluster.ErrFenced) || errors.Is(err, cluster.ErrNotHeld) {
+			return nil, fmt.Errorf("%w: %w", errNotOurs, err)
+		}
+		return nil, err
+	}
+	return own, nil
+}
+
+// hostWait makes a host's wait or parking durable before the frontier
+// keeps it. A partition no longer held is its new owner's business.
+func (s *shared) hostWait(w cluster.HostWait) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
+	defer cancel()
+	_, err := s.m.Append(ctx, s.partition(w.Origin), cluster.Entry{Waits: []cluster.HostWait{w}})
+	if errors.Is(err, cluster.ErrFenced) || errors.Is(err, cluster.ErrNotHeld) {
+		return nil
+	}
+	return err
+}
+
+// writeTimeout bounds one write to the cluster: a write that cannot land
+// within a lease would land after the partition is lost anyway.
+func (s *shared) writeTimeout() time.Duration { return s.lease }
+
+// take takes a page from the crawl's max_pages budget (most, 0 for none),
+// shared by the workers; false once it is spent.
+func (s *shared) take(ctx context.Context, most int) (bool, error) {
+	if most <= 0 {
+		return true, nil
+	}
+	n, err := s.m.Take(ctx, 1, int64(most))
+	return n > 0, err
+}
+
+// finished reports whether the whole crawl is over.
+func (s *shared) finished() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.over
+}
+
+// run is the loop: until ctx ends, it applies the member's changes, polls
+// for URLs routed here, reports the load and, when this worker is idle in
+// an ad hoc crawl, asks whether every worker is.
+func (s *shared) run(ctx context.Context, working func() int64) {
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.signal:
+		case <-tick.C:
+		}
+		s.applyChanges(ctx)
+		s.releaseSettled(ctx)
+		s.poll(ctx)
+		load := s.load(working())
+		s.m.Report(load)
+		s.mu.Lock()
+		for p, h := range s.held {
+			s.m.Applied(p, h.tenure, h.through)
+		}
+		pending := len(s.changes) > 0
+		s.mu.Unlock()
+		if s.daemon || pending || load.Queued > 0 || load.InFlight > 0 {
+			continue
+		}
+		over, why, err := s.m.Quiescent(ctx, s.lease/4)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("cluster: is the crawl over?", "err", err)
+		case over:
+			s.mu.Lock()
+			s.over = true
+			s.mu.Unlock()
+			s.wake()
+			return
+		default:
+			s.log.Debug("cluster: the crawl goes on", "why", why)
+		}
+	}
+}
+
+// applyChanges acts on the member's changes, in order.
+func (s *shared) applyChanges(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		if len(s.changes) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		ch := s.changes[0]
+		s.changes = s.changes[1:]
+		s.mu.Unlock()
+		switch ch.Kind {
+		case cluster.Gained:
+			if err := s.gain(ctx, ch); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				// The member holds the claim, and the crawl cannot end
+				// without the partition: try again at the next turn.
+				s.log.Error("cluster: take over partition", "partition", ch.Partition, "err", err)
+				s.mu.Lock()
+				s.changes = append([]cluster.Change{ch}, s.changes...)
+				s.mu.Unlock()
+				return
+			}
+		case cluster.Handover:
+			s.mu.Lock()
+			if h := s.held[ch.Partition]; h != nil {
+				h.leaving = true
+			} else {
+				s.mu.Unlock()
+				s.m.Release(ch.Partition) // not replayed yet: nothing of it is here
+				continue
+			}
+			s.mu.Unlock()
+		case cluster.Lost:
+			s.mu.Lock()
+			delete(s.held, ch.Partition)
+			s.mu.Unlock()
+			s.log.Warn("cluster: partition lost", "partition", ch.Partition)
+		}
+		s.wake()
+	}
+}
+
+// gain restores and replays a partition gained, then readies its hosts.
+func (s *shared) gain(ctx context.Context, ch cluster.Change) error {
+	from, err := s.m.Restore(ctx, ch.Partition, func(io.Reader) error {
+		// This version writes no snapshots, so none is there to read.
+		return errors.New("a snapshot written by a newer version of crawler")
+	})
+	if err != nil {
+		return err
+	}
+	_, counts, err := s.m.Inbound(ctx)
+	if err != nil {
+		return err
+	}
+	through, err := s.m.Replay(ctx, ch.Partition, from, s.apply)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	h := &heldPart{tenure: ch.Tenure, through: through, inbound: counts[ch.Partition], startAt: now}
+	if !ch.Clean {
+		// Its last owner died or hung: its last requests may still be in
+		// flight until their timeout.
+		h.startAt = now.Add(s.timeout)
+	}
+	s.mu.Lock()
+	s.held[ch.Partition] = h
+	s.mu.Unlock()
+	n := 0
+	for _, fh := range s.front.Hosts() {
+		if s.partition(fh.Origin) == ch.Partition {
+			s.hosts.ready(fh.Origin, now)
+			n++
+		}
+	}
+	s.log.Info("cluster: partition taken over", "partition", ch.Partition, "clean", ch.Clean, "hosts", n, "through", through)
+	return nil
+}
+
+// apply adds an entry of a partition's log or inbound subject to the
+// frontier: URLs found, URLs done, host waits.
+func (s *shared) apply(_ uint64, e cluster.Entry) error {
+	if len(e.Found) > 0 {
+		if _, err := s.front.Add(e.Found); err != nil {
+			return err
+		}
+	}
+	if len(e.Done) > 0 {
+		fin := make([]frontier.Finished, len(e.Done))
+		for i, d := range e.Done {
+			fin[i] = frontier.Finished{Key: d.Key, Kind: d.Kind, RevisitAt: d.RevisitAt}
+		}
+		if _, err := s.front.MarkDone(fin); err != nil {
+			return err
+		}
+	}
+	for _, w := range e.Waits {
+		if err := s.hosts.learnWait(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// releaseSettled gives up the partitions handed over whose requests are
+// all settled, with the waits their hosts still have to keep.
+func (s *shared) releaseSettled(ctx context.Context) {
+	s.mu.Lock()
+	var done []int
+	for p, h := range s.held {
+		if h.leaving && s.busy[p] == 0 {
+			done = append(done, p)
+			delete(s.held, p)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range done {
+		var waits []cluster.HostWait
+		for _, w := range s.hosts.waitsToCome(s.now()) {
+			if s.partition(w.Origin) == p {
+				waits = append(waits, w)
+			}
+		}
+		if _, err := s.m.Append(ctx, p, cluster.Entry{Waits: waits}); err != nil {
+			s.log.Warn("cluster: write the waits of a partition handed over", "partition", p, "err", err)
+		}
+		s.m.Release(p)
+		s.log.Info("cluster: partition handed over", "partition", p)
+	}
+}
+
+// poll replays the partitions held here to which URLs were routed since
+// their last replay; the others are up to date with the stream.
+func (s *shared) poll(ctx context.Context) {
+	last, counts, err := s.m.Inbound(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("cluster: look for routed URLs", "err", err)
+		}
+		return
+	}
+	s.mu.Lock()
+	type todo struct {
+		p        int
+		n, after uint64
+	}
+	var work []todo
+	for p, h := range s.held {
+		if counts[p] == h.inbound {
+			h.through = max(h.through, last)
+			continue
+		}
+		work = append(work, todo{p: p, n: counts[p], after: h.through})
+	}
+	s.mu.Unlock()
+	for _, w := range work {
+		through, err := s.m.Replay(ctx, w.p, w.after, s.apply)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("cluster: read routed URLs", "partition", w.p, "err", err)
+			}
+			continue
+		}
+		s.mu.Lock()
+		if h := s.held[w.p]; h != nil {
+			h.through, h.inbound = max(h.through, through), w.n
+		}
+		s.mu.Unlock()
+		s.wake()
+	}
+}
+
+// load is what this worker has to do in the partitions it holds.
+func (s *shared) load(working int64) cluster.Load {
+	l := cluster.Load{InFlight: working}
+	for _, fh := range s.front.Hosts() {
+		if !s.mine(fh.Origin) {
+			continue
+		}
+		l.Done += fh.Done
+		if !fh.Parked {
+			l.Queued += fh.Queued
+		}
+	}
+	return l
+}
+
+// close leaves the crawl, once requests are settled. After a crawl that
+// ended everywhere it first lets the other workers' last looks see this
+// one still there, so that they need not take its partitions over only to
+// find them empty.
+func (s *shared) close() error {
+	if s.finished() {
+		time.Sleep(s.lease / 4)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.lease)
+	defer cancel()
+	return s.m.Close(ctx)
+}

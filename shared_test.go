@@ -1,0 +1,138 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/politecrawl/crawler/frontier/cluster"
+)
+
+// startNATS runs a NATS server with JetStream on a random port of
+// 127.0.0.1, storing in the test's temporary directory.
+func startNATS(t *testing.T) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{
+		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s
+}
+
+// farm is n test sites, each on a port of its own (an origin of its own),
+// whose pages link to each other's: page i of site k links to pages i+1
+// and i+2 of its own site and to page i of the next site.
+func farm(t *testing.T, sites, pages int) []*testSite {
+	t.Helper()
+	var out []*testSite
+	for range sites {
+		out = append(out, newSite(t))
+	}
+	for k, s := range out {
+		s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"})
+		next := out[(k+1)%len(out)]
+		for i := range pages {
+			links := []string{fmt.Sprintf("/p%d", i+1), fmt.Sprintf("/p%d", i+2), next.URL + fmt.Sprintf("/p%d", i), "/private"}
+			if i+1 >= pages {
+				links = links[2:]
+			}
+			s.html(fmt.Sprintf("/p%d", i), links...)
+		}
+	}
+	return out
+}
+
+// sharedConfig is one worker's config of a crawl of the farm shared
+// through the NATS server at url.
+func sharedConfig(t *testing.T, url, worker string, sites []*testSite) Config {
+	var seeds []string
+	for _, s := range sites {
+		seeds = append(seeds, s.URL+"/p0")
+	}
+	cfg := testConfig(t, seeds...)
+	cfg.Politeness.Delay = 30 * time.Millisecond
+	cfg.Fetch.Workers = 2
+	cfg.Fetch.Timeout = 2 * time.Second
+	cfg.Cluster = cluster.Config{NATS: url, Name: "farm", Worker: worker, Partitions: 16, Lease: cluster.MinLease}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestSharedCrawl runs three workers on one crawl of a farm of linked
+// sites: together they fetch every page once and nothing disallowed, keep
+// each site's delay and one request in flight across workers, and all end
+// when no worker has a URL left.
+func TestSharedCrawl(t *testing.T) {
+	ns := startNATS(t)
+	sites := farm(t, 6, 12)
+	var cfgs []Config
+	for i := range 3 {
+		cfgs = append(cfgs, sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	sums := make([]Summary, len(cfgs))
+	errs := make([]error, len(cfgs))
+	for i, cfg := range cfgs {
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sums[i], errs[i] = c.Run(ctx)
+			if err := c.Close(); errs[i] == nil {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	for i := range cfgs {
+		if errs[i] != nil || sums[i].Stopped != "drained" {
+			t.Errorf("worker %d: stopped %q, %v", i, sums[i].Stopped, errs[i])
+		}
+	}
+	records := map[string]int{}
+	for _, cfg := range cfgs {
+		for u := range inventory(t, cfg.Output.URLs) {
+			records[u]++
+		}
+	}
+	for k, s := range sites {
+		hits := s.hits()
+		for i := range 12 {
+			u := fmt.Sprintf("/p%d", i)
+			if hits[u] != 1 {
+				t.Errorf("site %d: %s fetched %d times, want once", k, u, hits[u])
+			}
+			if records[s.URL+u] != 1 {
+				t.Errorf("site %d: %s is in %d workers' inventories, want 1", k, u, records[s.URL+u])
+			}
+		}
+		if hits["/private"] != 0 {
+			t.Errorf("site %d: /private, disallowed, fetched %d times", k, hits["/private"])
+		}
+		if s.maxIn > 1 {
+			t.Errorf("site %d: %d requests in flight at once", k, s.maxIn)
+		}
+		if gap := s.minGap(); gap < cfgs[0].Politeness.Delay-5*time.Millisecond {
+			t.Errorf("site %d: two requests %v apart; the delay is %v", k, gap, cfgs[0].Politeness.Delay)
+		}
+	}
+}
