@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler"
+	"github.com/politecrawl/crawler/frontier/cluster"
 )
 
 // The flag is not -update: other tests of this package may define that one.
@@ -127,6 +128,12 @@ daemon:
 log:
   format: json
   level: debug
+cluster:
+  nats: "nats://10.0.0.1:4222, nats://10.0.0.2:4222"
+  name: site-audit
+  worker: w1
+  partitions: 64
+  lease: 20s
 `
 
 func allKeysConfig() crawler.Config {
@@ -153,6 +160,8 @@ func allKeysConfig() crawler.Config {
 		},
 		Daemon: crawler.DaemonConfig{Enabled: true, Recrawl: 6 * time.Hour, KeepGone: true, Listen: "127.0.0.1:9090"},
 		Log:    crawler.LogConfig{Format: "json", Level: "debug"},
+		Cluster: cluster.Config{NATS: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", Name: "site-audit", Worker: "w1",
+			Partitions: 64, Lease: 20 * time.Second},
 	}
 }
 
@@ -185,6 +194,9 @@ func TestConfigTypesDecodable(t *testing.T) {
 	walk = func(typ reflect.Type, prefix string) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
+			if !f.IsExported() {
+				continue // the decoder cannot set it, and does not try
+			}
 			name := yamlName(f)
 			if name == "" {
 				t.Errorf("%s%s has no yaml name", prefix, f.Name)
@@ -276,6 +288,26 @@ func TestLoadConfigFileErrors(t *testing.T) {
 	}
 	if _, err := loadConfig(big); err == nil || !strings.Contains(err.Error(), "larger than 4MiB") {
 		t.Errorf("big file: %v", err)
+	}
+}
+
+// TestClusterBlock loads a valid cluster block: its keys land in
+// cfg.Cluster, durations parsed, and keys left out keep their defaults.
+func TestClusterBlock(t *testing.T) {
+	path := writeConfig(t, `seeds: [https://example.com/]
+cluster:
+  nats: nats://10.0.0.1:4222,nats://10.0.0.2:4222
+  name: shop-audit
+  lease: 1m30s
+`)
+	got, err := loadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cluster.DefaultConfig()
+	want.NATS, want.Name, want.Lease = "nats://10.0.0.1:4222,nats://10.0.0.2:4222", "shop-audit", 90*time.Second
+	if got.Cluster != want || !got.Cluster.Enabled() {
+		t.Errorf("cluster block:\n %+v\nwant\n %+v", got.Cluster, want)
 	}
 }
 
