@@ -341,9 +341,8 @@ func (s *shared) applyChanges(ctx context.Context) {
 			s.mu.Unlock()
 		case cluster.Lost:
 			s.mu.Lock()
-			delete(s.held, ch.Partition)
+			delete(s.held, ch.Partition) // the member logged why
 			s.mu.Unlock()
-			s.log.Warn("cluster: partition lost", "partition", ch.Partition)
 		}
 		s.wake()
 	}
@@ -383,7 +382,7 @@ func (s *shared) gain(ctx context.Context, ch cluster.Change) error {
 			n++
 		}
 	}
-	s.log.Info("cluster: partition taken over", "partition", ch.Partition, "clean", ch.Clean, "hosts", n, "through", through)
+	s.log.Debug("cluster: partition replayed", "partition", ch.Partition, "clean", ch.Clean, "hosts", n, "through", through)
 	return nil
 }
 
@@ -435,7 +434,6 @@ func (s *shared) releaseSettled(ctx context.Context) {
 			s.log.Warn("cluster: write the waits of a partition handed over", "partition", p, "err", err)
 		}
 		s.m.Release(p)
-		s.log.Info("cluster: partition handed over", "partition", p)
 	}
 }
 
