@@ -179,6 +179,10 @@ func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
 			h.front.SetReady(origin, at)
 			return false, time.Time{}
 		}
+		if !h.shared.starting(origin, now, h.gate.Interval(origin)) {
+			h.front.SetReady(origin, now.Add(time.Second)) // asked again then
+			return false, time.Time{}
+		}
 	}
 	ok, at := h.gate.Acquire(origin, now)
 	switch {

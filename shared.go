@@ -240,6 +240,24 @@ func (s *shared) hostWait(w cluster.HostWait) error {
 	return err
 }
 
+// starting reports whether a request to origin, whose interval is iv, may
+// start at now. A successor that takes the partition over from a worker
+// that died waits fetch.timeout, and the dead worker's window closed at
+// least a fifth of a lease before its own opened: a longer interval is
+// written as a wait before the request may start, so that it holds across
+// the change of owner too. (Written when the gate then refuses, it only
+// makes a successor wait longer.)
+func (s *shared) starting(origin string, now time.Time, iv time.Duration) bool {
+	if iv <= s.timeout+s.lease/5 {
+		return true
+	}
+	if err := s.hostWait(cluster.HostWait{Origin: origin, Until: now.Add(iv)}); err != nil {
+		s.log.Warn("cluster: keep a host's interval", "host", origin, "err", err)
+		return false
+	}
+	return true
+}
+
 // writeTimeout bounds one write to the cluster: a write that cannot land
 // within a lease would land after the partition is lost anyway.
 func (s *shared) writeTimeout() time.Duration { return s.lease }

@@ -157,6 +157,14 @@ func (g *Gate) interval(h *host) (time.Duration, Why) {
 	return g.cfg.Delay, WhyConfig
 }
 
+// Interval is the least time between two request starts to origin: the
+// configured delay, or its Crawl-delay when that is longer and honoured.
+func (g *Gate) Interval(origin string) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.intervalOf(g.host(origin))
+}
+
 func (g *Gate) intervalOf(h *host) time.Duration {
 	iv, _ := g.interval(h)
 	return iv
