@@ -337,7 +337,10 @@ func (c *Crawler) summary(started time.Time) Summary {
 // gauges are the crawl's levels now, for /metrics and the progress line.
 func (c *Crawler) gauges() gauges {
 	st := c.front.Stats()
-	g := gauges{queued: st.Queued, leased: st.Leased, done: st.Done}
+	g := gauges{queued: st.Queued, leased: st.Leased, done: st.Done, partitions: -1}
+	if c.shared != nil {
+		g.partitions = c.shared.holding()
+	}
 	g.active, g.waiting, g.parked = countHosts(c.hosts.snapshot(c.now()))
 	return g
 }

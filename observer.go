@@ -31,6 +31,7 @@ type observer struct {
 	waited       time.Duration
 	stateErrors  int64
 	outputErrors map[string]int64 // failed writes, by output
+	partChanges  map[string]int64 // a shared crawl's partitions gained, handed over, lost
 	brokenN      int64            // URLs whose answer was ≥ 400, or none came
 	broken       []BrokenURL      // the first maxBroken of them
 
@@ -45,6 +46,7 @@ type observer struct {
 type gauges struct {
 	queued, leased, done    int64
 	active, waiting, parked int
+	partitions              int // held, in a crawl shared by several workers; -1 on one machine
 }
 
 // statusClasses are the code labels of crawler_fetches_total: a 304 is a
@@ -67,13 +69,14 @@ func newObserver() *observer {
 	o := &observer{
 		requests: map[string]int64{}, pages: map[string]int64{}, rejected: map[string]int64{},
 		robots: map[string]int64{}, warnings: map[string]int64{}, outputErrors: map[string]int64{},
+		partChanges: map[string]int64{},
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "crawler_fetch_duration_seconds",
 			Help:    "Time from sending a request to the end of its body.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
 		}),
 		reg:    prometheus.NewRegistry(),
-		gauges: func() gauges { return gauges{} },
+		gauges: func() gauges { return gauges{partitions: -1} },
 	}
 	o.reg.MustRegister(o, o.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -108,6 +111,10 @@ func (o *observer) sitemapWarning(rule string) {
 	o.add(o.warnings, rule)
 }
 func (o *observer) outputError(output string) { o.add(o.outputErrors, output) }
+
+// partitionChange counts a shared crawl's partition gained (clean or not),
+// handed over or lost.
+func (o *observer) partitionChange(kind string) { o.add(o.partChanges, kind) }
 
 // maxBroken is how many broken URLs the summary names; the inventory has
 // them all.
@@ -202,6 +209,10 @@ var (
 		"URLs in the frontier, by state.", []string{"state"}, nil)
 	descHosts = prometheus.NewDesc("crawler_hosts",
 		"Hosts, by state: active (may be asked now or has requests in flight), waiting, parked.", []string{"state"}, nil)
+	descPartitions = prometheus.NewDesc("crawler_cluster_partitions",
+		"Partitions of a shared crawl this worker holds.", nil, nil)
+	descPartChanges = prometheus.NewDesc("crawler_cluster_partition_changes_total",
+		"Partitions of a shared crawl gained (after a clean handover or not), handed over and lost.", []string{"change"}, nil)
 )
 
 // Describe is prometheus.Collector's.
@@ -238,6 +249,11 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 	byLabel(descWarnings, o.warnings)
 	counter(descStateErrors, float64(o.stateErrors))
 	byLabel(descOutputErrors, o.outputErrors)
+	if g.partitions >= 0 {
+		for _, k := range []string{"gained_clean", "gained_unclean", "handover", "lost"} {
+			counter(descPartChanges, float64(o.partChanges[k]), k)
+		}
+	}
 	o.mu.Unlock()
 	gauge(descFrontier, float64(g.queued), "queued")
 	gauge(descFrontier, float64(g.leased), "leased")
@@ -245,6 +261,9 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 	gauge(descHosts, float64(g.active), "active")
 	gauge(descHosts, float64(g.waiting), "waiting")
 	gauge(descHosts, float64(g.parked), "parked")
+	if g.partitions >= 0 {
+		gauge(descPartitions, float64(g.partitions))
+	}
 }
 
 // Summary is what a run did, for the report at its end.

@@ -31,6 +31,7 @@ type shared struct {
 	parts   int
 	front   *frontier.Frontier
 	hosts   *hosts
+	obs     *observer
 	log     *slog.Logger
 	now     func() time.Time
 	timeout time.Duration // fetch.timeout: what an unclean takeover waits
@@ -62,7 +63,7 @@ const pollEvery = 250 * time.Millisecond
 // joinCluster joins the crawl of c's cluster block.
 func joinCluster(ctx context.Context, c *Crawler) (*shared, error) {
 	s := &shared{
-		front: c.front, hosts: c.hosts, log: c.log, now: c.now,
+		front: c.front, hosts: c.hosts, obs: c.obs, log: c.log, now: c.now,
 		timeout: c.cfg.Fetch.Timeout, daemon: c.cfg.Daemon.Enabled, wake: c.wake,
 		signal: make(chan struct{}, 1),
 		held:   map[int]*heldPart{}, busy: map[int]int{},
@@ -272,6 +273,13 @@ func (s *shared) take(ctx context.Context, most int) (bool, error) {
 	return n > 0, err
 }
 
+// holding counts the partitions crawled here.
+func (s *shared) holding() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.held)
+}
+
 // finished reports whether the whole crawl is over.
 func (s *shared) finished() bool {
 	s.mu.Lock()
@@ -349,21 +357,33 @@ func (s *shared) applyChanges(ctx context.Context) {
 			}
 		case cluster.Handover:
 			s.mu.Lock()
-			if h := s.held[ch.Partition]; h != nil {
-				h.leaving = true
-			} else {
-				s.mu.Unlock()
-				s.m.Release(ch.Partition) // not replayed yet: nothing of it is here
-				continue
+			h := s.held[ch.Partition]
+			if h != nil {
+				h.leaving = true // released once its requests are settled
 			}
 			s.mu.Unlock()
+			if h == nil {
+				s.m.Release(ch.Partition) // not replayed yet: nothing of it is here
+			}
 		case cluster.Lost:
 			s.mu.Lock()
 			delete(s.held, ch.Partition) // the member logged why
 			s.mu.Unlock()
 		}
+		s.obs.partitionChange(changeName(ch))
 		s.wake()
 	}
+}
+
+// changeName is a change's label in /metrics.
+func changeName(ch cluster.Change) string {
+	switch {
+	case ch.Kind == cluster.Gained && ch.Clean:
+		return "gained_clean"
+	case ch.Kind == cluster.Gained:
+		return "gained_unclean"
+	}
+	return ch.Kind.String()
 }
 
 // gain restores and replays a partition gained, then readies its hosts.

@@ -90,6 +90,7 @@ func TestSharedCrawl(t *testing.T) {
 	var wg sync.WaitGroup
 	sums := make([]Summary, len(cfgs))
 	errs := make([]error, len(cfgs))
+	gained := make([]int64, len(cfgs))
 	for i, cfg := range cfgs {
 		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
 		if err != nil {
@@ -97,6 +98,9 @@ func TestSharedCrawl(t *testing.T) {
 		}
 		wg.Go(func() {
 			sums[i], errs[i] = c.Run(ctx)
+			c.obs.mu.Lock()
+			gained[i] = c.obs.partChanges["gained_clean"] + c.obs.partChanges["gained_unclean"]
+			c.obs.mu.Unlock()
 			if err := c.Close(); errs[i] == nil {
 				errs[i] = err
 			}
@@ -107,6 +111,10 @@ func TestSharedCrawl(t *testing.T) {
 		if errs[i] != nil || sums[i].Stopped != "drained" {
 			t.Errorf("worker %d: stopped %q, %v", i, sums[i].Stopped, errs[i])
 		}
+	}
+	// Every partition was taken by some worker, and counted in /metrics.
+	if total := gained[0] + gained[1] + gained[2]; total < 16 {
+		t.Errorf("partitions gained %v, %d in all; want at least the 16 of the crawl", gained, total)
 	}
 	records := map[string]int{}
 	for _, cfg := range cfgs {
