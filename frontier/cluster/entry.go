@@ -86,6 +86,9 @@ type wireItem struct {
 	Attempts  int     `json:"att,omitempty"`
 	Lastmod   string  `json:"lm,omitempty"`
 	InSitemap bool    `json:"sm,omitempty"`
+	// LinkDepth is the item's LinkDepth plus one, so that the common
+	// "no chain of links known" (frontier.NoLinkDepth) is left out.
+	LinkDepth int `json:"ld,omitempty"`
 }
 
 type wireDone struct {
@@ -122,7 +125,7 @@ func (e *Entry) encode() ([]byte, error) {
 		wi := wireItem{
 			Request: it.Request, Key: it.Key, Origin: it.Origin, Kind: uint8(it.Kind), Via: uint8(it.Via),
 			Depth: it.Depth, Referrer: it.Referrer, Priority: it.Priority, NotBefore: nanos(it.NotBefore),
-			Attempts: it.Attempts, Lastmod: it.Lastmod, InSitemap: it.InSitemap,
+			Attempts: it.Attempts, Lastmod: it.Lastmod, InSitemap: it.InSitemap, LinkDepth: max(it.LinkDepth, frontier.NoLinkDepth) + 1,
 		}
 		if wi.Key == wi.Request {
 			wi.Key = ""
@@ -165,7 +168,7 @@ func decodeEntry(b []byte) (Entry, error) {
 			URL:  frontier.URL{Request: wi.Request, Key: wi.Key, Origin: wi.Origin},
 			Kind: frontier.Kind(wi.Kind), Via: frontier.Via(wi.Via), Depth: wi.Depth, Referrer: wi.Referrer,
 			Priority: wi.Priority, NotBefore: fromNanos(wi.NotBefore), Attempts: wi.Attempts,
-			Lastmod: wi.Lastmod, InSitemap: wi.InSitemap,
+			Lastmod: wi.Lastmod, InSitemap: wi.InSitemap, LinkDepth: max(wi.LinkDepth, 0) - 1,
 		})
 	}
 	for _, d := range w.Done {
