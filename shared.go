@@ -37,6 +37,7 @@ type shared struct {
 	timeout time.Duration // fetch.timeout: what an unclean takeover waits
 	lease   time.Duration
 	daemon  bool
+	compact int    // entries that make a partition's history worth compacting, at least
 	wake    func() // the dispatcher's
 	signal  chan struct{}
 
@@ -54,6 +55,8 @@ type heldPart struct {
 	through uint64    // every entry of the partition up to this sequence is applied
 	inbound uint64    // routed messages as counted when last replayed
 	leaving bool      // handed over: released once its requests are settled
+	entries int       // written or read since the last compaction
+	size    int       // URLs in the last snapshot
 }
 
 // pollEvery is how often the loop looks for URLs routed here, and reports
@@ -64,7 +67,7 @@ const pollEvery = 250 * time.Millisecond
 func joinCluster(ctx context.Context, c *Crawler) (*shared, error) {
 	s := &shared{
 		front: c.front, hosts: c.hosts, obs: c.obs, log: c.log, now: c.now,
-		timeout: c.cfg.Fetch.Timeout, daemon: c.cfg.Daemon.Enabled, wake: c.wake,
+		timeout: c.cfg.Fetch.Timeout, daemon: c.cfg.Daemon.Enabled, wake: c.wake, compact: c.compactAfter,
 		signal: make(chan struct{}, 1),
 		held:   map[int]*heldPart{}, busy: map[int]int{},
 	}
@@ -226,6 +229,7 @@ func (s *shared) found(origin string, items []frontier.Item, done *cluster.Done)
 		}
 		return nil, err
 	}
+	s.counted(p, 1)
 	return own, nil
 }
 
@@ -234,11 +238,25 @@ func (s *shared) found(origin string, items []frontier.Item, done *cluster.Done)
 func (s *shared) hostWait(w cluster.HostWait) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
 	defer cancel()
-	_, err := s.m.Append(ctx, s.partition(w.Origin), cluster.Entry{Waits: []cluster.HostWait{w}})
+	p := s.partition(w.Origin)
+	_, err := s.m.Append(ctx, p, cluster.Entry{Waits: []cluster.HostWait{w}})
 	if errors.Is(err, cluster.ErrFenced) || errors.Is(err, cluster.ErrNotHeld) {
 		return nil
 	}
+	if err == nil {
+		s.counted(p, 1)
+	}
 	return err
+}
+
+// counted counts n entries of partition p written or read since its last
+// compaction.
+func (s *shared) counted(p, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.held[p]; h != nil {
+		h.entries += n
+	}
 }
 
 // starting reports whether a request to origin, whose interval is iv, may
@@ -303,6 +321,7 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		s.applyChanges(ctx)
 		s.releaseSettled(ctx)
 		s.poll(ctx)
+		s.compactOne(ctx)
 		load := s.load(working())
 		s.m.Report(load)
 		s.mu.Lock()
@@ -388,23 +407,30 @@ func changeName(ch cluster.Change) string {
 
 // gain restores and replays a partition gained, then readies its hosts.
 func (s *shared) gain(ctx context.Context, ch cluster.Change) error {
-	from, err := s.m.Restore(ctx, ch.Partition, func(io.Reader) error {
-		// This version writes no snapshots, so none is there to read.
-		return errors.New("a snapshot written by a newer version of crawler")
+	size := 0
+	from, err := s.m.Restore(ctx, ch.Partition, func(r io.Reader) error {
+		return cluster.ReadSnapshot(r, func(e cluster.Entry) error {
+			size += len(e.Found) + len(e.Done)
+			return s.apply(0, e)
+		})
 	})
 	if err != nil {
 		return err
 	}
+	entries := 0
 	_, counts, err := s.m.Inbound(ctx)
 	if err != nil {
 		return err
 	}
-	through, err := s.m.Replay(ctx, ch.Partition, from, s.apply)
+	through, err := s.m.Replay(ctx, ch.Partition, from, func(seq uint64, e cluster.Entry) error {
+		entries++
+		return s.apply(seq, e)
+	})
 	if err != nil {
 		return err
 	}
 	now := s.now()
-	h := &heldPart{tenure: ch.Tenure, through: through, inbound: counts[ch.Partition], startAt: now}
+	h := &heldPart{tenure: ch.Tenure, through: through, inbound: counts[ch.Partition], startAt: now, entries: entries, size: size}
 	if !ch.Clean {
 		// Its last owner died or hung: its last requests may still be in
 		// flight until their timeout.
@@ -500,7 +526,12 @@ func (s *shared) poll(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	for _, w := range work {
-		through, err := s.m.Replay(ctx, w.p, w.after, s.apply)
+		n := 0
+		through, err := s.m.Replay(ctx, w.p, w.after, func(seq uint64, e cluster.Entry) error {
+			n++
+			return s.apply(seq, e)
+		})
+		s.counted(w.p, n)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.Warn("cluster: read routed URLs", "partition", w.p, "err", err)
@@ -514,6 +545,40 @@ func (s *shared) poll(ctx context.Context) {
 		s.mu.Unlock()
 		s.wake()
 	}
+}
+
+// compactOne compacts the history of one partition held here that grew
+// by more entries than its last snapshot held URLs (and at least
+// s.compact), so that the stream stays short and a successor restores
+// one object rather than replaying every entry; spaced so, compacting
+// costs a bounded multiple of the writes themselves.
+func (s *shared) compactOne(ctx context.Context) {
+	s.mu.Lock()
+	p, through := -1, uint64(0)
+	for q, h := range s.held {
+		if !h.leaving && h.entries >= max(s.compact, h.size) {
+			p, through = q, h.through
+			break
+		}
+	}
+	s.mu.Unlock()
+	if p < 0 {
+		return
+	}
+	size, err := s.m.Compact(ctx, p, through)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("cluster: compact a partition's history", "partition", p, "err", err)
+		}
+		s.counted(p, -s.compact) // tried again once as many entries came
+		return
+	}
+	s.mu.Lock()
+	if h := s.held[p]; h != nil {
+		h.entries, h.size = 0, size
+	}
+	s.mu.Unlock()
+	s.log.Debug("cluster: partition compacted", "partition", p, "urls", size, "through", through)
 }
 
 // load is what this worker has to do in the partitions it holds.

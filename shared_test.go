@@ -96,6 +96,7 @@ func TestSharedCrawl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.compactAfter = 5 // compacted during the crawl
 		wg.Go(func() {
 			sums[i], errs[i] = c.Run(ctx)
 			c.obs.mu.Lock()
@@ -115,6 +116,14 @@ func TestSharedCrawl(t *testing.T) {
 	// Every partition was taken by some worker, and counted in /metrics.
 	if total := gained[0] + gained[1] + gained[2]; total < 16 {
 		t.Errorf("partitions gained %v, %d in all; want at least the 16 of the crawl", gained, total)
+	}
+	// The partitions' histories were compacted as they grew.
+	ov, err := cluster.Status(ctx, cfgs[0].Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ov.Entries*2 > ov.Sequence {
+		t.Errorf("%d of the stream's %d entries are left: not compacted", ov.Entries, ov.Sequence)
 	}
 	records := map[string]int{}
 	for _, cfg := range cfgs {
