@@ -1,7 +1,5 @@
 // Package cluster makes several workers one crawl through NATS JetStream,
-// as the contract's "Several machines" describes (the README and
-// config.example.yaml are to tell users of the cluster block when the
-// engine uses this package): hosts are split into
+// as the README's "Several machines" describes: hosts are split into
 // partitions, each held by one worker at a time under a lease, so that
 // politeness holds across workers; what must outlive a worker is written to
 // JetStream before the worker acknowledges it, so that a worker that dies
@@ -135,7 +133,10 @@
 //     number of each, so one settled request is one write.
 //   - In .in: URLs found by any worker for a partition, published by Route.
 //   - In the object store and the pointer: a partition's state as of a
-//     stream sequence. Snapshot puts the object, moves the pointer (fenced),
+//     stream sequence. Compact folds the last snapshot and the entries
+//     since (each URL once, found or done; each host's last wait) into the
+//     next, which ReadSnapshot reads. Snapshot puts the object, moves the
+//     pointer (fenced),
 //     writes a mark so the log keeps an entry of this owner's, purges the
 //     partition's subjects up to the sequence, and deletes the previous
 //     object. A snapshot whose pointer update failed leaves its object
@@ -258,23 +259,25 @@
 //     and the simulation found it ending a crawl early: the engine
 //     reported before it had seen a Gained still in its queue.)
 //
-// # The engine's part (next step)
+// # The engine's part
 //
-// The engine holds a frontier per partition (or one frontier with hosts
-// filtered by MayStart), and: on Gained, Restore and Replay into it, and
-// after an unclean one wait its fetch timeout; before starting a request,
-// MayStart with a fresh now; before frontier.Done/Retry/SetHostWait/Park,
-// Append the same facts (URLs found for its own partitions included; URLs
-// for others through Route), and a HostWait before starting a request
-// whose host's next one is due later than fetch.timeout + lease/5; on
-// Handover, settle, Append the waits still to come, and Release; on Lost,
-// drop the partition's frontier and ignore ErrFenced from its writes;
-// poll Replay for routed URLs, telling Applied after each; now and then
-// Snapshot a partition that
-// changed; Take before each page when max_pages is set; Report its Load
-// and, when idle, check Quiescent; Close on the way out, after settling.
-// The cluster block's keys go in config.example.yaml and the root Config
-// (as a cluster.Config), and `crawler cluster status` prints
-// Status(ctx, cfg).Write(stdout). A long-lived consumer of a busy worker's
-// partitions could replace polling Replay.
+// The engine (the module's root package, shared.go) keeps one frontier
+// for every partition it holds, and held before, and hands out only the
+// hosts of partitions it may start requests for. It: on Gained, Restores
+// (ReadSnapshot) and Replays into the frontier, and after an unclean one
+// waits its fetch timeout; before starting a request, checks MayStart with
+// a fresh now; before frontier.Done, SetHostWait and Park, Appends the same
+// facts (a done URL with the links found for its own partition, in one
+// Entry; links for other partitions through Route), and a HostWait before
+// starting a request whose host's interval is longer than fetch.timeout +
+// lease/5; on Handover, lets the requests in flight settle, Appends the
+// waits still to come, and Releases; on Lost, stops handing the
+// partition's hosts out and treats ErrFenced as "the new owner redoes
+// it". It polls Inbound a few times a second and Replays only the
+// partitions routed to since, telling Applied; Compacts a partition whose
+// new entries outnumber its last snapshot's URLs; Takes a page before
+// each when max_pages is set; Reports its Load, and when idle asks
+// Quiescent; and Closes on the way out, after settling. Retries are not
+// logged: a successor starts a URL's attempts again. A long-lived consumer
+// of a busy worker's partitions could replace polling.
 package cluster
