@@ -176,6 +176,7 @@ func (m *Member) assign(ctx context.Context, live []string) {
 		}
 		gained[slices.Index(want, p)] = h
 	})
+	var clean, unclean []int
 	for _, h := range gained {
 		if h == nil {
 			continue
@@ -185,8 +186,17 @@ func (m *Member) assign(ctx context.Context, live []string) {
 		m.holds[h.p] = h
 		m.version++
 		m.mu.Unlock()
-		m.log.Info("cluster: partition gained", "partition", h.p, "clean", h.clean)
+		if h.clean {
+			clean = append(clean, h.p)
+		} else {
+			unclean = append(unclean, h.p)
+		}
 		m.notify(Change{Partition: h.p, Kind: Gained, Clean: h.clean, Tenure: h.claimRev})
+	}
+	if len(clean)+len(unclean) > 0 {
+		// One line a turn: a worker joining gains hundreds at once.
+		m.log.Info("cluster: partitions gained", "clean", len(clean), "unclean", len(unclean),
+			"from_dead_or_hung_workers", fmt.Sprint(unclean))
 	}
 }
 
@@ -250,7 +260,7 @@ func (m *Member) handover(h *hold) {
 	h.leavingAt, h.until = time.Now(), time.Time{}
 	h.released = m.opts.OnChange == nil
 	m.mu.Unlock()
-	m.log.Info("cluster: partition handed over", "partition", h.p)
+	m.log.Debug("cluster: partition handed over", "partition", h.p)
 	m.notify(Change{Partition: h.p, Kind: Handover})
 }
 
@@ -285,6 +295,6 @@ func (m *Member) leave(ctx context.Context) {
 			m.version++
 		}
 		m.mu.Unlock()
-		m.log.Info("cluster: partition released", "partition", h.p)
+		m.log.Debug("cluster: partition released", "partition", h.p)
 	}
 }
