@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +17,9 @@ import (
 
 // startNATS runs a NATS server with JetStream on a random port of
 // 127.0.0.1, storing in the test's temporary directory.
-func startNATS(t *testing.T) *server.Server {
+func startNATS(t *testing.T) *server.Server { return startNATSB(t) }
+
+func startNATSB(t testing.TB) *server.Server {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
@@ -151,5 +156,82 @@ func TestSharedCrawl(t *testing.T) {
 		if gap := s.minGap(); gap < cfgs[0].Politeness.Delay-5*time.Millisecond {
 			t.Errorf("site %d: two requests %v apart; the delay is %v", k, gap, cfgs[0].Politeness.Delay)
 		}
+	}
+}
+
+// BenchmarkSharedCrawl crawls many loopback hosts whose pages take 50 ms
+// to answer, with one worker and with three sharing the crawl through an
+// embedded NATS server, each with fetch.workers 2: the latency, not the
+// machine, bounds a worker, so the pages/s of three against one is what
+// sharing the crawl gives. It also reports the load on the server: client
+// messages and bytes it received per page fetched (leases, heartbeats,
+// appends, routed links, replays and their acknowledgements).
+func BenchmarkSharedCrawl(b *testing.B) {
+	const hosts, pages = 150, 12
+	var seeds []string
+	var served atomic.Int64
+	var mu sync.Mutex
+	var first, last time.Time
+	for range hosts {
+		inner := benchSite(b, pages)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(50 * time.Millisecond)
+			if r.URL.Path != "/robots.txt" {
+				served.Add(1)
+				mu.Lock()
+				if first.IsZero() {
+					first = time.Now()
+				}
+				last = time.Now()
+				mu.Unlock()
+			}
+			inner.Config.Handler.ServeHTTP(w, r)
+		}))
+		b.Cleanup(srv.Close)
+		seeds = append(seeds, srv.URL+"/0")
+	}
+	for _, workers := range []int{1, 3} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			var fetched, msgs, bytes int64
+			var elapsed time.Duration
+			for b.Loop() {
+				ns := startNATSB(b)
+				served.Store(0)
+				first, last = time.Time{}, time.Time{}
+				v0, _ := ns.Varz(nil)
+				var wg sync.WaitGroup
+				for i := range workers {
+					cfg := DefaultConfig()
+					cfg.Seeds, cfg.StateDir = seeds, b.TempDir()
+					cfg.Politeness.Delay = 0
+					cfg.Fetch.Workers = 2
+					cfg.Cluster = cluster.Config{NATS: ns.ClientURL(), Name: "bench", Worker: fmt.Sprintf("w%d", i), Partitions: 256, Lease: cluster.DefaultLease}
+					c, err := New(cfg, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					wg.Go(func() {
+						sum, err := c.Run(context.Background())
+						if err != nil {
+							b.Error(err)
+						}
+						b.Logf("worker %d: %d pages in %v", i, sum.Fetched(), sum.Elapsed)
+						c.Close()
+					})
+				}
+				wg.Wait()
+				v1, _ := ns.Varz(nil)
+				fetched += served.Load()
+				msgs += v1.InMsgs - v0.InMsgs
+				bytes += v1.InBytes - v0.InBytes
+				elapsed += last.Sub(first)
+			}
+			if fetched != int64(b.N*hosts*pages) {
+				b.Errorf("%d pages fetched in %d crawls; want %d each", fetched, b.N, hosts*pages)
+			}
+			b.ReportMetric(float64(fetched)/elapsed.Seconds(), "pages/s")
+			b.ReportMetric(float64(msgs)/float64(fetched), "msgs/page")
+			b.ReportMetric(float64(bytes)/float64(fetched), "bytes/page")
+		})
 	}
 }

@@ -53,7 +53,7 @@ func (m *Member) Report(l Load) {
 	}
 	m.mu.Unlock()
 	if changed {
-		m.wake()
+		m.wakeStatus()
 	}
 }
 
@@ -72,7 +72,7 @@ func (m *Member) Applied(p int, tenure, through uint64) {
 	}
 	m.mu.Unlock()
 	if changed {
-		m.wake()
+		m.wakeStatus()
 	}
 }
 

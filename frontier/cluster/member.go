@@ -141,7 +141,8 @@ type Member struct {
 	closed  bool
 	started int64 // Unix nanoseconds of the first heartbeat
 
-	poke     chan struct{}
+	poke     chan struct{}      // a turn now: a release, a write fenced
+	status   chan struct{}      // a heartbeat now: the status changed
 	cancel   context.CancelFunc // ends the loop
 	done     chan struct{}      // closed when the loop has returned
 	stopOnce sync.Once
@@ -168,7 +169,7 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 	}
 	m := &Member{
 		conn: c, t: timingOf(cfg.Lease), log: log.With("worker", cfg.Worker), opts: opts,
-		holds: map[int]*hold{}, poke: make(chan struct{}, 1), done: make(chan struct{}),
+		holds: map[int]*hold{}, poke: make(chan struct{}, 1), status: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	m.nonce = rand.Text()
 	m.warnDuplicate(ctx)
@@ -246,6 +247,16 @@ func (m *Member) wake() {
 	}
 }
 
+// wakeStatus asks the loop to publish the status now, without a turn: a
+// busy engine reports several times a second, and a turn renews every
+// claim.
+func (m *Member) wakeStatus() {
+	select {
+	case m.status <- struct{}{}:
+	default:
+	}
+}
+
 // Close leaves the crawl: it stops the loop, marks each partition released
 // in its log, deletes the member's membership and claims (with their
 // revisions, so a claim taken over meanwhile is left alone), and closes the
@@ -296,9 +307,10 @@ func (m *Member) stop() {
 }
 
 // run is the member's loop: a turn every quarter lease, or sooner when
-// woken (Release, Report). The first turn waits an eighth of a lease, so
-// that workers started together see each other before they claim, rather
-// than claim everything and hand most of it over at once.
+// woken (Release, a write fenced); between turns, a heartbeat when the
+// status changed (Report, Applied). The first turn waits an eighth of a
+// lease, so that workers started together see each other before they
+// claim, rather than claim everything and hand most of it over at once.
 func (m *Member) run(loop context.Context) {
 	defer close(m.done)
 	timer := time.NewTimer(m.t.renew / 2)
@@ -307,6 +319,13 @@ func (m *Member) run(loop context.Context) {
 		select {
 		case <-loop.Done():
 			return
+		case <-m.status:
+			ctx, cancel := context.WithTimeout(loop, m.t.renew)
+			if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
+				m.log.Warn("cluster: heartbeat", "err", err)
+			}
+			cancel()
+			continue
 		case <-timer.C:
 		case <-m.poke:
 		}
