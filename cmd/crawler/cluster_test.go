@@ -72,7 +72,7 @@ func TestClusterStatus(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		out, stderr, code = runCmd(t, "", "cluster", "status", "-c", path)
-		if code == 0 && strings.Contains(out, "0-7") && strings.Contains(out, "  7  ") || time.Now().After(deadline) {
+		if code == 0 && strings.Contains(out, "0-7") && !strings.Contains(out, "not held") && strings.Contains(out, "  7  ") || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
