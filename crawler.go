@@ -97,6 +97,11 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Refresh && cfg.Cluster.Enabled() {
+		// Each worker's state holds what it crawled, not the crawl: a
+		// pass over it would miss the rest and disagree with the log.
+		return nil, errors.New("--refresh: not available in a crawl shared by several workers (cluster.nats); start a crawl of a new cluster.name instead")
+	}
 	c := &Crawler{
 		cfg: cfg, opts: opts, log: opts.Logger, now: opts.Now,
 		agent:        ProductToken(cfg.UserAgent),
@@ -328,7 +333,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 // hosts.
 func (c *Crawler) summary(started time.Time) Summary {
 	now := c.now()
-	sum := Summary{Elapsed: now.Sub(started), Queued: c.front.Stats().Queued}
+	sum := Summary{Elapsed: now.Sub(started), Queued: c.stats().Queued}
 	c.obs.fill(&sum)
 	for _, h := range c.hosts.snapshot(now) {
 		if h.Parked != "" {
@@ -338,9 +343,25 @@ func (c *Crawler) summary(started time.Time) Summary {
 	return sum
 }
 
+// stats counts the frontier's URLs: in a crawl shared by several workers,
+// those of the partitions this worker holds (it keeps those it held
+// before, which are another's now).
+func (c *Crawler) stats() frontier.Stats {
+	if c.shared == nil {
+		return c.front.Stats()
+	}
+	var st frontier.Stats
+	for _, h := range c.front.Hosts() {
+		if c.shared.mine(h.Origin) {
+			st.Queued, st.Leased, st.Done, st.Scheduled = st.Queued+h.Queued, st.Leased+h.Leased, st.Done+h.Done, st.Scheduled+h.Scheduled
+		}
+	}
+	return st
+}
+
 // gauges are the crawl's levels now, for /metrics and the progress line.
 func (c *Crawler) gauges() gauges {
-	st := c.front.Stats()
+	st := c.stats()
 	g := gauges{queued: st.Queued, leased: st.Leased, done: st.Done, partitions: -1}
 	if c.shared != nil {
 		g.partitions = c.shared.holding()

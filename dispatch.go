@@ -284,5 +284,5 @@ func (c *Crawler) crawlIdle(now time.Time) bool {
 	if c.working.Load() != 0 {
 		return false
 	}
-	return c.front.Stats().Queued == 0 || c.hosts.idle(now)
+	return c.stats().Queued == 0 || c.hosts.idle(now)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -487,16 +489,11 @@ func (s *shared) releaseSettled(ctx context.Context) {
 		}
 	}
 	s.mu.Unlock()
+	if len(done) == 0 {
+		return
+	}
+	s.writeWaits(ctx, s.now(), func(p int) bool { return slices.Contains(done, p) })
 	for _, p := range done {
-		var waits []cluster.HostWait
-		for _, w := range s.hosts.waitsToCome(s.now()) {
-			if s.partition(w.Origin) == p {
-				waits = append(waits, w)
-			}
-		}
-		if _, err := s.m.Append(ctx, p, cluster.Entry{Waits: waits}); err != nil {
-			s.log.Warn("cluster: write the waits of a partition handed over", "partition", p, "err", err)
-		}
 		s.m.Release(p)
 	}
 }
@@ -596,6 +593,23 @@ func (s *shared) load(working int64) cluster.Load {
 	return l
 }
 
+// writeWaits writes, to each partition that given reports true for,
+// the waits its hosts still have to keep at now, so that whoever holds it
+// next keeps them.
+func (s *shared) writeWaits(ctx context.Context, now time.Time, given func(p int) bool) {
+	byPart := map[int][]cluster.HostWait{}
+	for _, w := range s.hosts.waitsToCome(now) {
+		if p := s.partition(w.Origin); given(p) {
+			byPart[p] = append(byPart[p], w)
+		}
+	}
+	for p, waits := range byPart {
+		if _, err := s.m.Append(ctx, p, cluster.Entry{Waits: waits}); err != nil && ctx.Err() == nil {
+			s.log.Warn("cluster: write the waits of a partition given up", "partition", p, "err", err)
+		}
+	}
+}
+
 // close leaves the crawl, once requests are settled. After a crawl that
 // ended everywhere it first lets the other workers' last looks see this
 // one still there, so that they need not take its partitions over only to
@@ -606,5 +620,9 @@ func (s *shared) close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease)
 	defer cancel()
+	s.mu.Lock()
+	held := maps.Clone(s.held)
+	s.mu.Unlock()
+	s.writeWaits(ctx, s.now(), func(p int) bool { return held[p] != nil })
 	return s.m.Close(ctx)
 }
