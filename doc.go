@@ -51,6 +51,13 @@
 //   - checkLink (external.go) asks a link to a host out of scope whether
 //     it works (scope.check_external), through the same robots.txt and
 //     exchange as a page.
+//   - shared (shared.go), in a crawl shared by several workers (the
+//     cluster block, frontier/cluster), owns this worker's part: which
+//     hosts it may ask (hosts consult it before the gate), what must reach
+//     the partition's log before the frontier commits it (settle and
+//     queue), the links routed to other workers, and a loop that takes
+//     partitions over, hands them on, reads what is routed here, compacts,
+//     and tells the dispatcher when every worker is done.
 //   - Crawler (crawler.go) is the wiring: config, log, clock, and the parts
 //     above.
 //
