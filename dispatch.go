@@ -83,7 +83,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
 	if c.shared != nil {
 		if ours, at := c.shared.owns(l.Origin, c.now()); !ours {
-			c.front.SetReady(l.Origin, at) // another worker's host, or not yet
+			c.shared.holdBack(l.Origin, at) // another worker's host, or not yet
 			c.settle(l, release(time.Time{}))
 			return true
 		}
@@ -93,19 +93,6 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 		return true
 	}
 	out := c.outOf(l)
-	if out.budgeted && !c.cfg.Daemon.Enabled && c.shared != nil {
-		ok, err := c.shared.take(ctx, c.conf().Scope.MaxPages)
-		if err != nil || !ok {
-			if err != nil {
-				c.log.Warn("cluster: take a page from max_pages", "err", err)
-				c.front.SetReady(l.Origin, c.now().Add(time.Second)) // asked again then
-			} else {
-				c.budget.spent.Store(true) // the workers together took max_pages
-			}
-			c.settle(l, release(time.Time{}))
-			return true
-		}
-	}
 	if out.budgeted && !c.cfg.Daemon.Enabled && c.budget.full() {
 		// Each page max_pages allows is fetched or being fetched: this
 		// one waits for a visit to end, which may not count.

@@ -176,12 +176,13 @@ func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
 			// Another worker's host, or one this worker may not ask
 			// yet: the frontier holds it back until then, and the
 			// lease goes back as it was.
-			h.front.SetReady(origin, at)
+			h.shared.holdBack(origin, at)
 			return false, time.Time{}
 		}
 		if !h.shared.starting(origin, now, h.gate.Interval(origin)) {
-			h.front.SetReady(origin, now.Add(time.Second)) // asked again then
-			return false, time.Time{}
+			at := now.Add(time.Second) // asked again then
+			h.front.SetReady(origin, at)
+			return false, at
 		}
 	}
 	ok, at := h.gate.Acquire(origin, now)

@@ -152,16 +152,35 @@ func (s *shared) owns(origin string, now time.Time) (ok bool, at time.Time) {
 	p := s.partition(origin)
 	s.mu.Lock()
 	h := s.held[p]
+	held := h != nil && !h.leaving
+	var startAt time.Time
+	if held {
+		startAt = h.startAt
+	}
 	s.mu.Unlock()
 	switch {
-	case h == nil || h.leaving:
+	case !held:
 		return false, farFuture
-	case now.Before(h.startAt):
-		return false, h.startAt
+	case now.Before(startAt):
+		return false, startAt
 	case !s.m.MayStart(p, now):
-		return false, farFuture
+		// Held, but its window closed: a renewal is late, or the
+		// partition is being lost. Looked at again soon, since a
+		// renewal that lands reports nothing.
+		return false, now.Add(s.lease / 8)
 	}
 	return true, time.Time{}
+}
+
+// holdBack keeps origin from being handed out until at, a time owns gave.
+// A partition gained meanwhile readied its hosts before this could put
+// one off: owns is asked again after, and the host readied if it is ours
+// now.
+func (s *shared) holdBack(origin string, at time.Time) {
+	s.front.SetReady(origin, at)
+	if ours, _ := s.owns(origin, s.now()); ours {
+		s.front.SetReady(origin, time.Time{})
+	}
 }
 
 // mine reports whether origin's partition is held here, for what looks at
@@ -272,10 +291,16 @@ func (s *shared) starting(origin string, now time.Time, iv time.Duration) bool {
 	if iv <= s.timeout+s.lease/5 {
 		return true
 	}
-	if err := s.hostWait(cluster.HostWait{Origin: origin, Until: now.Add(iv)}); err != nil {
-		s.log.Warn("cluster: keep a host's interval", "host", origin, "err", err)
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
+	defer cancel()
+	p := s.partition(origin)
+	if _, err := s.m.Append(ctx, p, cluster.Entry{Waits: []cluster.HostWait{{Origin: origin, Until: now.Add(iv)}}}); err != nil {
+		if !errors.Is(err, cluster.ErrFenced) && !errors.Is(err, cluster.ErrNotHeld) {
+			s.log.Warn("cluster: keep a host's interval", "host", origin, "err", err)
+		}
 		return false
 	}
+	s.counted(p, 1)
 	return true
 }
 
@@ -283,14 +308,27 @@ func (s *shared) starting(origin string, now time.Time, iv time.Duration) bool {
 // within a lease would land after the partition is lost anyway.
 func (s *shared) writeTimeout() time.Duration { return s.lease }
 
-// take takes a page from the crawl's max_pages budget (most, 0 for none),
-// shared by the workers; false once it is spent.
-func (s *shared) take(ctx context.Context, most int) (bool, error) {
-	if most <= 0 {
-		return true, nil
+// takePage takes the page of lease l, about to be requested, from the
+// max_pages budget that the workers of a shared crawl share, at the last
+// moment, so that a lease that fetches nothing (disallowed, put off) takes
+// nothing. If it may not be fetched, ok is false and o says what becomes
+// of the lease.
+func (c *Crawler) takePage(ctx context.Context, l *frontier.Lease) (o outcome, ok bool) {
+	most := c.conf().Scope.MaxPages
+	if c.shared == nil || c.cfg.Daemon.Enabled || most <= 0 || !c.outOf(l).budgeted {
+		return outcome{}, true
 	}
-	n, err := s.m.Take(ctx, 1, int64(most))
-	return n > 0, err
+	n, err := c.shared.m.Take(ctx, 1, int64(most))
+	switch {
+	case err != nil:
+		c.log.Warn("cluster: take a page from max_pages", "err", err)
+		return release(c.now().Add(time.Second)), false
+	case n == 0:
+		c.budget.spent.Store(true) // the workers together took max_pages: the dispatcher stops
+		c.wake()
+		return release(time.Time{}), false
+	}
+	return outcome{}, true
 }
 
 // holding counts the partitions crawled here.
@@ -332,14 +370,16 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		}
 		pending := len(s.changes) > 0
 		s.mu.Unlock()
-		if s.daemon || pending || load.Queued > 0 || load.InFlight > 0 {
+		if s.daemon || pending || !s.idle(working()) {
 			continue
 		}
 		over, why, err := s.m.Quiescent(ctx, s.lease/4)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("cluster: is the crawl over?", "err", err)
-		case over:
+		case over && s.idle(working()):
+			// Over, and this worker still idle: it reports nothing
+			// while it looks, so it checks itself once more.
 			s.mu.Lock()
 			s.over = true
 			s.mu.Unlock()
@@ -364,6 +404,9 @@ func (s *shared) applyChanges(ctx context.Context) {
 		s.mu.Unlock()
 		switch ch.Kind {
 		case cluster.Gained:
+			if hold, ok := s.m.Hold(ch.Partition); !ok || hold.Tenure != ch.Tenure {
+				continue // lost again since: its Lost follows
+			}
 			if err := s.gain(ctx, ch); err != nil {
 				if ctx.Err() != nil {
 					return
@@ -482,8 +525,12 @@ func (s *shared) apply(_ uint64, e cluster.Entry) error {
 func (s *shared) releaseSettled(ctx context.Context) {
 	s.mu.Lock()
 	var done []int
+	now := s.now()
 	for p, h := range s.held {
-		if h.leaving && s.busy[p] == 0 {
+		// A partition still in its unclean wait is released only once
+		// the dead owner's requests are over too: the release mark
+		// lets the next owner start at once.
+		if h.leaving && s.busy[p] == 0 && !now.Before(h.startAt) {
 			done = append(done, p)
 			delete(s.held, p)
 		}
@@ -492,7 +539,7 @@ func (s *shared) releaseSettled(ctx context.Context) {
 	if len(done) == 0 {
 		return
 	}
-	s.writeWaits(ctx, s.now(), func(p int) bool { return slices.Contains(done, p) })
+	s.writeWaits(ctx, now, func(p int) bool { return slices.Contains(done, p) })
 	for _, p := range done {
 		s.m.Release(p)
 	}
@@ -572,7 +619,10 @@ func (s *shared) compactOne(ctx context.Context) {
 	}
 	s.mu.Lock()
 	if h := s.held[p]; h != nil {
-		h.entries, h.size = 0, size
+		// The purge lowered the partition's count of routed messages:
+		// equal counts no longer mean nothing new, so the next poll
+		// replays it.
+		h.entries, h.size, h.inbound = 0, size, ^uint64(0)
 	}
 	s.mu.Unlock()
 	s.log.Debug("cluster: partition compacted", "partition", p, "urls", size, "through", through)
@@ -587,10 +637,18 @@ func (s *shared) load(working int64) cluster.Load {
 		}
 		l.Done += fh.Done
 		if !fh.Parked {
-			l.Queued += fh.Queued
+			// A URL leased and not yet handed to a worker is in
+			// neither working nor Queued.
+			l.Queued += fh.Queued + fh.Leased
 		}
 	}
 	return l
+}
+
+// idle reports whether this worker has nothing to do in its partitions.
+func (s *shared) idle(working int64) bool {
+	l := s.load(working)
+	return l.Queued == 0 && l.InFlight == 0
 }
 
 // writeWaits writes, to each partition that given reports true for,
@@ -617,6 +675,20 @@ func (s *shared) writeWaits(ctx context.Context, now time.Time, given func(p int
 func (s *shared) close() error {
 	if s.finished() {
 		time.Sleep(s.lease / 4)
+	}
+	// Leaving marks every partition released, which lets the next owner
+	// start at once: one still in its unclean wait waits it out first.
+	s.mu.Lock()
+	var last time.Time
+	for _, h := range s.held {
+		if h.startAt.After(last) {
+			last = h.startAt
+		}
+	}
+	s.mu.Unlock()
+	if wait := last.Sub(s.now()); wait > 0 {
+		s.log.Info("cluster: waiting for a dead worker's requests to end before leaving", "wait", wait.Round(time.Second))
+		time.Sleep(wait)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease)
 	defer cancel()

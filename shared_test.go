@@ -235,3 +235,35 @@ func BenchmarkSharedCrawl(b *testing.B) {
 		})
 	}
 }
+
+// TestSharedCrawlMaxPages: scope.max_pages is the crawl's, not each
+// worker's: three workers together fetch exactly that many pages, a lease
+// that fetches nothing (a disallowed link) taking none, and all end.
+func TestSharedCrawlMaxPages(t *testing.T) {
+	ns := startNATS(t)
+	sites := farm(t, 6, 12)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 3 {
+		cfg := sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites)
+		cfg.Scope.MaxPages = 30
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sum, err := c.Run(ctx)
+			if cerr := c.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil || sum.Stopped != "max_pages" && sum.Stopped != "drained" {
+				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
+			}
+		})
+	}
+	wg.Wait()
+	if total, _ := farmHits(sites); total != 30 {
+		t.Errorf("%d pages fetched; max_pages is 30", total)
+	}
+}

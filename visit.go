@@ -56,6 +56,10 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
+	if o, ok := c.takePage(ctx, l); !ok {
+		c.x.giveBack(l.Origin)
+		return o
+	}
 	resp, out, err := c.x.do(ctx, l.Origin, c.pageRequest(l, prev, known), nil)
 	if err != nil && ctx.Err() != nil {
 		return release(time.Time{}) // stopping: the URL goes back, uncounted

@@ -113,6 +113,11 @@ func (f *fold) add(e Entry) error {
 		f.done[k] = d.RevisitAt
 	}
 	for _, w := range e.Waits {
+		if was := f.waits[w.Origin]; was.Parked && !w.Parked {
+			// Parking lasts: a wait written after it (a daemon's
+			// rest) does not end it.
+			w.Parked, w.Reason = true, was.Reason
+		}
 		f.waits[w.Origin] = w
 	}
 	return nil
