@@ -265,8 +265,8 @@
 // for every partition it holds, and held before, and hands out only the
 // hosts of partitions it may start requests for. It: on Gained, Restores
 // (ReadSnapshot) and Replays into the frontier, and after an unclean one
-// waits its fetch timeout; before starting a request, checks MayStart with
-// a fresh now; before frontier.Done, SetHostWait and Park, Appends the same
+// waits its fetch timeout; as it takes a slot of a host for a request,
+// checks MayStart; before frontier.Done, SetHostWait and Park, Appends the same
 // facts (a done URL with the links found for its own partition, in one
 // Entry; links for other partitions through Route), and a HostWait before
 // starting a request whose host's interval is longer than fetch.timeout +
@@ -275,8 +275,8 @@
 // partition's hosts out and treats ErrFenced as "the new owner redoes
 // it". It polls Inbound a few times a second and Replays only the
 // partitions routed to since, telling Applied; Compacts a partition whose
-// new entries outnumber its last snapshot's URLs; Takes a page before
-// each when max_pages is set; Reports its Load, and when idle asks
+// new entries outnumber its last snapshot's URLs; Takes a page as each is
+// requested when max_pages is set; Reports its Load, and when idle asks
 // Quiescent; and Closes on the way out, after settling. Retries are not
 // logged: a successor starts a URL's attempts again. A long-lived consumer
 // of a busy worker's partitions could replace polling.
