@@ -247,6 +247,10 @@ func (c *Crawler) recordParked() error {
 				o.rec.Error = h.ParkReason
 				o.noAnswer = strings.Trim(cause, "0123456789") != ""
 			}
+			// Written once the crawl is over: in a shared crawl the log
+			// is not told, since a write there would move the stream
+			// the other workers are deciding the end on.
+			o.final = true
 			c.settle(l, o)
 		}
 		for _, l := range aside {

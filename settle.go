@@ -30,6 +30,7 @@ type outcome struct {
 	graph    []storage.Link  // done: the links its page holds, for the link graph
 	err      error           // failed: the write that failed
 	noAnswer bool            // done: the request got no answer (a network error, a timeout)
+	final    bool            // done: a URL left unfetched, recorded as the crawl ends
 }
 
 func done(rec storage.Record) outcome { return outcome{kind: outcomeDone, rec: rec} }
@@ -109,7 +110,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		}
 	}
 	links := o.links
-	if c.shared != nil {
+	if c.shared != nil && !o.final {
 		// What a successor must know is written before the frontier
 		// commits it; a partition lost meanwhile is its new owner's.
 		done := cluster.Done{Key: l.Key, Kind: l.Kind, RevisitAt: fo.RevisitAt}

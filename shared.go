@@ -692,9 +692,11 @@ func (s *shared) close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.lease)
 	defer cancel()
-	s.mu.Lock()
-	held := maps.Clone(s.held)
-	s.mu.Unlock()
-	s.writeWaits(ctx, s.now(), func(p int) bool { return held[p] != nil })
+	if !s.finished() { // a crawl over has nothing left to wait for
+		s.mu.Lock()
+		held := maps.Clone(s.held)
+		s.mu.Unlock()
+		s.writeWaits(ctx, s.now(), func(p int) bool { return held[p] != nil })
+	}
 	return s.m.Close(ctx)
 }
