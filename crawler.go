@@ -83,9 +83,6 @@ type Crawler struct {
 	relink *relinker // the mirror's links, after each pass
 	chains *chains   // redirects' records, until their chain ends
 	shared *shared   // the crawl shared by several workers; nil on one machine
-	// compactAfter is the least number of entries of a partition's
-	// history worth compacting into a snapshot (see shared.compactOne).
-	compactAfter int
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -104,11 +101,10 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	}
 	c := &Crawler{
 		cfg: cfg, opts: opts, log: opts.Logger, now: opts.Now,
-		agent:        ProductToken(cfg.UserAgent),
-		obs:          newObserver(),
-		wakeCh:       make(chan struct{}, 1),
-		compactAfter: 10000,
-		cpu:          make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
+		agent:  ProductToken(cfg.UserAgent),
+		obs:    newObserver(),
+		wakeCh: make(chan struct{}, 1),
+		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
 	}
 	st, err := storage.Open(cfg.StateDir, storage.StateOptions{PageSize: frontier.PageSize})
 	if err != nil {
@@ -168,6 +164,10 @@ func (c *Crawler) open() (err error) {
 	}
 	if c.chains, err = newChains(c.state, func() int { return c.conf().Fetch.MaxRedirects }); err != nil {
 		return fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)
+	}
+	if c.cfg.Cluster.Enabled() {
+		c.shared = newShared(c)
+		c.hosts.shared = c.shared
 	}
 	return nil
 }

@@ -61,39 +61,39 @@ type heldPart struct {
 	size    int       // URLs in the last snapshot
 }
 
+// compactAfter is the least number of entries of a partition's history
+// worth compacting into a snapshot (see compactOne); tests lower it.
+const compactAfter = 10000
+
 // pollEvery is how often the loop looks for URLs routed here, and reports
 // the worker's load.
 const pollEvery = 250 * time.Millisecond
 
-// joinCluster joins the crawl of c's cluster block.
-func joinCluster(ctx context.Context, c *Crawler) (*shared, error) {
-	s := &shared{
+// newShared makes this worker's side of the crawl of c's cluster block,
+// joined by joinShared: /metrics reads it from the start.
+func newShared(c *Crawler) *shared {
+	return &shared{
 		front: c.front, hosts: c.hosts, obs: c.obs, log: c.log, now: c.now,
-		timeout: c.cfg.Fetch.Timeout, daemon: c.cfg.Daemon.Enabled, wake: c.wake, compact: c.compactAfter,
-		signal: make(chan struct{}, 1),
-		held:   map[int]*heldPart{}, busy: map[int]int{},
+		timeout: c.cfg.Fetch.Timeout, lease: c.cfg.Cluster.Lease, daemon: c.cfg.Daemon.Enabled,
+		wake: c.wake, compact: compactAfter, signal: make(chan struct{}, 1),
+		held: map[int]*heldPart{}, busy: map[int]int{},
 	}
-	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed})
-	if err != nil {
-		return nil, err
-	}
-	s.m, s.parts, s.lease = m, m.Partitions(), c.cfg.Cluster.Lease
-	c.log.Info("joined the crawl", "cluster", c.cfg.Cluster.Name, "worker", m.Worker(), "partitions", s.parts)
-	return s, nil
 }
 
 // joinShared joins the crawl of the cluster block, if there is one, and
 // starts the loop; the function it returns stops the loop (call it once no
 // request is in flight), and leaveShared then leaves the crawl.
 func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
-	if !c.cfg.Cluster.Enabled() {
+	s := c.shared
+	if s == nil {
 		return func() {}, nil
 	}
-	s, err := joinCluster(ctx, c)
+	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	c.shared, c.hosts.shared = s, s
+	s.m, s.parts = m, m.Partitions()
+	c.log.Info("joined the crawl", "cluster", c.cfg.Cluster.Name, "worker", m.Worker(), "partitions", s.parts)
 	loop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -105,7 +105,7 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 
 // leaveShared leaves the crawl shared by several workers, if it is one.
 func (c *Crawler) leaveShared() error {
-	if c.shared == nil {
+	if c.shared == nil || c.shared.m == nil {
 		return nil
 	}
 	if err := c.shared.close(); err != nil {

@@ -38,7 +38,7 @@ func TestSharedWorkerProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	c.compactAfter = 5 // so that a worker taking over restores snapshots
+	c.shared.compact = 5 // so that a worker taking over restores snapshots
 	sum, err := c.Run(context.Background())
 	if cerr := c.Close(); err == nil {
 		err = cerr

@@ -101,7 +101,7 @@ func TestSharedCrawl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.compactAfter = 5 // compacted during the crawl
+		c.shared.compact = 5 // compacted during the crawl
 		wg.Go(func() {
 			sums[i], errs[i] = c.Run(ctx)
 			c.obs.mu.Lock()
