@@ -41,6 +41,21 @@ var allowedImports = map[string][]string{
 	// nats.go's client only: nats-server is imported by _test.go files
 	// alone, which these rules do not read, so the binary never links it.
 	"frontier/cluster": {module + "/frontier", "github.com/nats-io/nats.go/"},
+	// The tests' embedded server; TestOnlyTestsImportClustertest keeps
+	// it out of the binary.
+	"frontier/cluster/clustertest": {"github.com/nats-io/nats-server/"},
+}
+
+// TestOnlyTestsImportClustertest fails when a package's non-test files
+// import clustertest, which would link nats-server into the binary.
+func TestOnlyTestsImportClustertest(t *testing.T) {
+	for dir := range allowedImports {
+		for path, file := range parseImports(t, dir) {
+			if path == module+"/frontier/cluster/clustertest" {
+				t.Errorf("%s imports %s, which only tests may", file, path)
+			}
+		}
+	}
 }
 
 func TestImportDirections(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,16 +86,31 @@ func startWorker(t *testing.T, cfg Config) *workerProc {
 	return w
 }
 
-// wait waits for the worker to exit, for at most d, and returns how it did.
-func (w *workerProc) wait(t *testing.T, d time.Duration) error {
-	t.Helper()
+// wait waits for the worker to exit, for at most d (then it kills it),
+// and returns how it did.
+func (w *workerProc) wait(d time.Duration) error {
 	select {
 	case <-w.done:
 		return w.err
 	case <-time.After(d):
-		t.Fatalf("worker %s still running after %v", w.name, d)
-		return nil
+		_ = w.cmd.Process.Kill()
+		return fmt.Errorf("still running after %v", d)
 	}
+}
+
+// waitAll waits for every worker of ws to exit, and fails the test for
+// each that did not exit 0.
+func waitAll(t *testing.T, ws []*workerProc) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() {
+			if err := w.wait(2 * time.Minute); err != nil {
+				t.Errorf("worker %s: %v", w.name, err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // prefixWriter sends a process's stderr to the test's log, a line at a
@@ -221,13 +237,7 @@ func TestSharedCrawlSurvivesKill(t *testing.T) {
 	if err := ws[dead].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for i, w := range ws {
-		if i != dead {
-			if err := w.wait(t, 2*time.Minute); err != nil {
-				t.Errorf("worker %s: %v", w.name, err)
-			}
-		}
-	}
+	waitAll(t, slices.Delete(ws, dead, dead+1))
 	checkFarm(t, sites, pages, delay, 2)
 }
 
@@ -254,15 +264,7 @@ func TestSharedCrawlSurvivesPause(t *testing.T) {
 	if err := ws[paused].cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Go(func() {
-			if err := w.wait(t, 2*time.Minute); err != nil {
-				t.Errorf("worker %s: %v", w.name, err)
-			}
-		})
-	}
-	wg.Wait()
+	waitAll(t, ws)
 	// A request the paused worker had started when it stopped may arrive
 	// after it continues, and be made again by the new owner.
 	checkFarm(t, sites, pages, delay, cfgs[0].Fetch.Workers)
@@ -281,15 +283,7 @@ func TestSharedCrawlWorkerJoins(t *testing.T) {
 	}
 	waitHits(t, sites, len(sites)*pages/4)
 	ws = append(ws, startWorker(t, processConfig(t, ns.ClientURL(), 2, sites, delay)))
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Go(func() {
-			if err := w.wait(t, 2*time.Minute); err != nil {
-				t.Errorf("worker %s: %v", w.name, err)
-			}
-		})
-	}
-	wg.Wait()
+	waitAll(t, ws)
 	if _, by := farmHits(sites); by["politecrawl-wc/1.0"] == 0 {
 		t.Errorf("the worker that joined fetched no page: %v", by)
 	}

@@ -13,30 +13,11 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/politecrawl/crawler/frontier/cluster"
+	"github.com/politecrawl/crawler/frontier/cluster/clustertest"
 )
 
-// startNATS runs a NATS server with JetStream on a random port of
-// 127.0.0.1, storing in the test's temporary directory.
-func startNATS(t *testing.T) *server.Server { return startNATSB(t) }
-
-func startNATSB(t testing.TB) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
-}
+// startNATS runs a NATS server with JetStream for the test.
+func startNATS(t testing.TB) *server.Server { return clustertest.Server(t, true) }
 
 // farm is n test sites, each on a port of its own (an origin of its own),
 // whose pages link to each other's: page i of site k links to pages i+1
@@ -195,7 +176,7 @@ func BenchmarkSharedCrawl(b *testing.B) {
 			var fetched, msgs, bytes int64
 			var elapsed time.Duration
 			for b.Loop() {
-				ns := startNATSB(b)
+				ns := startNATS(b)
 				served.Store(0)
 				first, last = time.Time{}, time.Time{}
 				v0, _ := ns.Varz(nil)

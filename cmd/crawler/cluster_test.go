@@ -12,31 +12,13 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/politecrawl/crawler/frontier/cluster/clustertest"
 
 	"github.com/politecrawl/crawler/frontier/cluster"
 )
 
-// startNATS runs a NATS server on a random port of 127.0.0.1 for the test,
-// with JetStream storing in the test's temporary directory, or without.
-func startNATS(t *testing.T, jetStream bool) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: jetStream, StoreDir: t.TempDir(),
-		NoLog: true, NoSigs: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
-}
+// startNATS runs a NATS server for the test (see clustertest).
+func startNATS(t *testing.T, jetStream bool) *server.Server { return clustertest.Server(t, jetStream) }
 
 // clusterYAML is a workers' config: seeds, which status does not need,
 // are left out.

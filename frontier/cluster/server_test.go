@@ -8,35 +8,17 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/politecrawl/crawler/frontier/cluster/clustertest"
 )
 
-// startServer runs a NATS server on a random port of 127.0.0.1 for the
-// test, with JetStream (storing in the test's temporary directory) or
-// without.
+// startServer runs a NATS server for the test (see clustertest).
 func startServer(t testing.TB, jetStream bool) *server.Server {
-	t.Helper()
-	return startServerWith(t, &server.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: jetStream, StoreDir: t.TempDir(),
-		NoLog: true, NoSigs: true,
-	})
+	return clustertest.Server(t, jetStream)
 }
 
 // startServerWith runs a NATS server with opts for the test.
 func startServerWith(t testing.TB, opts *server.Options) *server.Server {
-	t.Helper()
-	s, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s
+	return clustertest.ServerWith(t, opts)
 }
 
 // testConfig is a crawl of p partitions with a lease of two seconds.
