@@ -380,6 +380,7 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		case over && s.idle(working()):
 			// Over, and this worker still idle: it reports nothing
 			// while it looks, so it checks itself once more.
+			s.log.Info("cluster: no worker has a URL left: the crawl is over")
 			s.mu.Lock()
 			s.over = true
 			s.mu.Unlock()
@@ -628,11 +629,19 @@ func (s *shared) compactOne(ctx context.Context) {
 	s.log.Debug("cluster: partition compacted", "partition", p, "urls", size, "through", through)
 }
 
-// load is what this worker has to do in the partitions it holds.
+// load is what this worker has to do in the partitions it holds, those
+// it is handing over included: their URLs are nobody else's yet, and the
+// crawl is not over while they wait.
 func (s *shared) load(working int64) cluster.Load {
 	l := cluster.Load{InFlight: working}
+	s.mu.Lock()
+	held := make(map[int]bool, len(s.held))
+	for p := range s.held {
+		held[p] = true
+	}
+	s.mu.Unlock()
 	for _, fh := range s.front.Hosts() {
-		if !s.mine(fh.Origin) {
+		if !held[s.partition(fh.Origin)] {
 			continue
 		}
 		l.Done += fh.Done

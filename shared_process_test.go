@@ -33,7 +33,7 @@ func TestSharedWorkerProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := New(cfg, Options{Logger: log})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
