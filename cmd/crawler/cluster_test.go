@@ -171,3 +171,17 @@ func TestClusterStatusUsage(t *testing.T) {
 		}
 	}
 }
+
+// A crawl whose cluster block names a server it cannot use fails at once
+// (exit 1) with the key to look at, and sums up no run, since none began.
+func TestCrawlClusterUnreachable(t *testing.T) {
+	plain := startNATS(t, false)
+	cfg := clusterYAML(t, plain.ClientURL(), "shop")
+	_, stderr, code := runCmd(t, "", "crawl", "-c", cfg, "--state-dir", t.TempDir(), "http://127.0.0.1:1/")
+	if code != 1 || !strings.Contains(stderr, "cluster.nats: "+plain.ClientURL()) || !strings.Contains(stderr, "no JetStream") {
+		t.Errorf("exit %d, stderr %q; want 1 and cluster.nats named", code, stderr)
+	}
+	if strings.Contains(stderr, "crawled 0 URLs") {
+		t.Errorf("a crawl that never began is summed up:\n%s", stderr)
+	}
+}

@@ -147,9 +147,13 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 	stopReload()
 	stopServer()
 	closeErr := c.Close()
-	if cfg.Log.Format == "json" {
+	switch {
+	case sum.Stopped == "":
+		// The crawl never started (the cluster could not be joined, the
+		// seeds not queued): the error says why, and there is no run to sum up.
+	case cfg.Log.Format == "json":
 		log.Info("summary", "summary", sum) // one record, as the rest of the log
-	} else {
+	default:
 		printSummary(s.err, sum)
 		if cmd := reportCommand(cfg); cmd != "" {
 			fmt.Fprintf(s.err, "  the whole audit: %s\n", cmd)
