@@ -46,6 +46,9 @@ func (c *Crawler) robotsFor(ctx context.Context, l *frontier.Lease, now time.Tim
 // readRobots fetches origin's robots.txt, unless an answer shared from
 // another host's fetch serves, and stores what the policy makes of it.
 func (c *Crawler) readRobots(ctx context.Context, origin string, now time.Time) {
+	if c.shared != nil && c.shared.robotsAwaited(origin, now) {
+		return // answered, given up on, or still awaited: see awaitRobots
+	}
 	if f, asked, ok := c.hosts.sharedRobots(origin+"/robots.txt", origin, now); ok {
 		// Fetched a moment ago, where another host's robots.txt
 		// redirects: not fetched twice. Its age counts from when that
@@ -60,7 +63,12 @@ func (c *Crawler) readRobots(ctx context.Context, origin string, now time.Time) 
 	}
 	f, asked, key, err := c.fetchRobots(ctx, origin, now)
 	defer c.hosts.share.settle(key, origin)
-	if err != nil {
+	var elsewhere *robotsElsewhere
+	switch {
+	case errors.As(err, &elsewhere):
+		c.shared.awaitRobots(origin, *elsewhere, asked)
+		return
+	case err != nil:
 		c.hosts.robots.Abandon(origin) // stopping
 		c.hosts.ready(origin, c.now())
 		return
@@ -100,6 +108,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 			return robots.Fetch{}, asked, key, err
 		}
 		if next == nil {
+			if c.shared != nil {
+				c.shared.shareRobots(key, f, asked)
+			}
 			return f, asked, key, nil
 		}
 		// A redirect hop is a request of its own: it waits its host's turn.
@@ -112,6 +123,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		if sf, sAsked, ok := c.hosts.sharedRobots(robotsKey(next), origin, c.now()); ok {
 			sf.Redirects = hop + 1
 			return sf, sAsked, "", nil
+		}
+		if c.shared != nil && robotsKey(next) != "" {
+			if ours, _ := c.shared.owns(target, c.now()); !ours {
+				// Another worker's host: its answer comes through the
+				// cluster, once that worker has fetched it.
+				return robots.Fetch{}, asked, key, &robotsElsewhere{key: robotsKey(next), hops: hop + 1}
+			}
 		}
 		if err := c.x.wait(ctx, target); errors.Is(err, errHostParked) || errors.Is(err, errNotOurs) {
 			err = fmt.Errorf("fetch %s: %w", next, err)

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/frontier/cluster"
+	"github.com/politecrawl/crawler/robots"
 )
 
 // shared is this worker's side of a crawl shared by several (README,
@@ -45,9 +47,12 @@ type shared struct {
 
 	mu      sync.Mutex
 	changes []cluster.Change
-	held    map[int]*heldPart // gained and replayed
-	busy    map[int]int       // leases handed out and not settled, by partition
-	over    bool              // every worker is done: the crawl is over
+	held    map[int]*heldPart        // gained and replayed
+	busy    map[int]int              // leases handed out and not settled, by partition
+	over    bool                     // every worker is done: the crawl is over
+	awaited map[string]awaitedRobots // robots.txt awaited from another worker, by origin
+	// store stores a robots.txt answer for an origin (Crawler.storeRobots).
+	store func(origin string, f robots.Fetch, asked, done time.Time)
 }
 
 // heldPart is a partition this worker crawls.
@@ -77,6 +82,7 @@ func newShared(c *Crawler) *shared {
 		timeout: c.cfg.Fetch.Timeout, lease: c.cfg.Cluster.Lease, daemon: c.cfg.Daemon.Enabled,
 		wake: c.wake, compact: compactAfter, signal: make(chan struct{}, 1),
 		held: map[int]*heldPart{}, busy: map[int]int{},
+		store: c.storeRobots,
 	}
 }
 
@@ -708,4 +714,125 @@ func (s *shared) close() error {
 		s.writeWaits(ctx, s.now(), func(p int) bool { return held[p] != nil })
 	}
 	return s.m.Close(ctx)
+}
+
+// robotsElsewhere is what fetchRobots returns when origin's robots.txt
+// redirects to the robots.txt of a host another worker holds, which only
+// that worker may ask: key, after hops redirects.
+type robotsElsewhere struct {
+	key  string
+	hops int
+}
+
+func (e *robotsElsewhere) Error() string {
+	return "robots.txt redirects to " + e.key + ", a host of another worker"
+}
+
+// awaitedRobots is a robots.txt that redirects to another worker's host,
+// awaiting that worker's answer.
+type awaitedRobots struct {
+	robotsElsewhere
+	asked time.Time // when origin's robots.txt was asked for
+	since time.Time // when the redirect was found
+}
+
+// sharedAnswer is a robots.txt answer as the workers share it.
+type sharedAnswer struct {
+	Status    int           `json:"status"`
+	Body      []byte        `json:"body,omitempty"`
+	MaxAge    time.Duration `json:"max_age,omitempty"`
+	HasMaxAge bool          `json:"has_max_age,omitempty"`
+	Asked     time.Time     `json:"asked"`
+}
+
+// shareRobots publishes f, the answer at robots.txt URL key to a fetch
+// asked for at asked, for workers whose hosts' robots.txt redirect there.
+// Only answers are shared (2xx, 4xx), as between this worker's hosts.
+func (s *shared) shareRobots(key string, f robots.Fetch, asked time.Time) {
+	if key == "" || !isAnswer(f) {
+		return
+	}
+	b, err := json.Marshal(sharedAnswer{Status: f.Status, Body: f.Body, MaxAge: f.MaxAge, HasMaxAge: f.HasMaxAge, Asked: asked})
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
+		err = s.m.ShareRobots(ctx, key, b)
+		cancel()
+	}
+	if err != nil {
+		s.log.Warn("cluster: share a robots.txt answer", "robots", key, "err", err)
+	}
+}
+
+// sharedRobots returns the answer another worker shared at robots.txt URL
+// key, and when its fetch was asked for, while it is fresh at now.
+func (s *shared) sharedRobots(key string, now time.Time) (robots.Fetch, time.Time, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
+	defer cancel()
+	b, ok, err := s.m.SharedRobots(ctx, key)
+	var a sharedAnswer
+	if err == nil && ok {
+		err = json.Unmarshal(b, &a)
+	}
+	if err != nil {
+		s.log.Warn("cluster: read a shared robots.txt answer", "robots", key, "err", err)
+		return robots.Fetch{}, time.Time{}, false
+	}
+	fresh := robotsShareFor
+	if a.HasMaxAge {
+		fresh = min(fresh, a.MaxAge)
+	}
+	if !ok || now.Sub(a.Asked) >= fresh {
+		return robots.Fetch{}, time.Time{}, false
+	}
+	return robots.Fetch{Status: a.Status, Body: a.Body, MaxAge: a.MaxAge, HasMaxAge: a.HasMaxAge}, a.Asked, true
+}
+
+// awaitRobots makes origin, whose robots.txt redirects to another worker's
+// host (e), wait for that worker's answer: it is looked for each time
+// origin's robots.txt is due (robotsAwaited), not fetched again meanwhile.
+func (s *shared) awaitRobots(origin string, e robotsElsewhere, asked time.Time) {
+	now := s.now()
+	s.mu.Lock()
+	if s.awaited == nil {
+		s.awaited = map[string]awaitedRobots{}
+	}
+	if _, ok := s.awaited[origin]; !ok {
+		s.awaited[origin] = awaitedRobots{robotsElsewhere: e, asked: asked, since: now}
+	}
+	s.mu.Unlock()
+	s.hosts.robots.Abandon(origin)
+	s.front.SetReady(origin, now.Add(robotsAwaitEvery))
+}
+
+// robotsAwaitEvery is how often a robots.txt awaited from another worker
+// is looked for.
+const robotsAwaitEvery = 500 * time.Millisecond
+
+// robotsAwaited settles origin's robots.txt when it awaits another
+// worker's answer, and reports whether it did: stored when the answer has
+// come, given up on (unreachable, asked again later as any) when it has
+// not within two leases and a fetch timeout, or put off again.
+func (s *shared) robotsAwaited(origin string, now time.Time) (handled bool) {
+	s.mu.Lock()
+	a, ok := s.awaited[origin]
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	f, asked, found := s.sharedRobots(a.key, now)
+	switch {
+	case found:
+		f.Redirects = a.hops
+	case now.Sub(a.since) > 2*s.lease+s.timeout:
+		f, asked = robots.Fetch{Err: fmt.Errorf("%s: no answer from its worker", a.Error()), Redirects: a.hops}, a.asked
+	default:
+		s.hosts.robots.Abandon(origin)
+		s.front.SetReady(origin, now.Add(robotsAwaitEvery))
+		return true
+	}
+	s.mu.Lock()
+	delete(s.awaited, origin)
+	s.mu.Unlock()
+	s.store(origin, f, asked, now)
+	return true
 }

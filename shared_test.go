@@ -248,3 +248,55 @@ func TestSharedCrawlMaxPages(t *testing.T) {
 		t.Errorf("%d pages fetched; max_pages is 30", total)
 	}
 }
+
+// TestSharedCrawlRobotsRedirect: a host whose robots.txt redirects to
+// another host's is crawled by the rules found there even when another
+// worker holds that host (only it may ask it, and it shares the answer),
+// and each robots.txt is requested once.
+func TestSharedCrawlRobotsRedirect(t *testing.T) {
+	const pairs, pages = 6, 4
+	ns := startNATS(t)
+	var sites []*testSite
+	for range pairs {
+		a, b := newSite(t), newSite(t)
+		a.set("/robots.txt", page{status: 302, headers: map[string]string{"Location": b.URL + "/robots.txt"}})
+		b.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"})
+		for _, s := range []*testSite{a, b} {
+			for i := range pages {
+				s.html(fmt.Sprintf("/p%d", i), fmt.Sprintf("/p%d", i+1), "/private")
+			}
+		}
+		sites = append(sites, a, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 3 {
+		cfg := sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites)
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sum, err := c.Run(ctx)
+			if cerr := c.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil || sum.Stopped != "drained" {
+				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
+			}
+		})
+	}
+	wg.Wait()
+	for k, s := range sites {
+		hits := s.hits()
+		for i := range pages {
+			if u := fmt.Sprintf("/p%d", i); hits[u] != 1 {
+				t.Errorf("site %d: %s fetched %d times, want once", k, u, hits[u])
+			}
+		}
+		if hits["/private"] != 0 || hits["/robots.txt"] != 1 {
+			t.Errorf("site %d: /private fetched %d times (disallowed), /robots.txt %d (want once)", k, hits["/private"], hits["/robots.txt"])
+		}
+	}
+}

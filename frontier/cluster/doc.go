@@ -275,7 +275,9 @@
 // partition's hosts out and treats ErrFenced as "the new owner redoes
 // it". It polls Inbound a few times a second and Replays only the
 // partitions routed to since, telling Applied; Compacts a partition whose
-// new entries outnumber its last snapshot's URLs; Takes a page as each is
+// new entries outnumber its last snapshot's URLs; shares the robots.txt
+// answers it gets (ShareRobots), which a worker whose host's robots.txt
+// redirects to another worker's host waits for; Takes a page as each is
 // requested when max_pages is set; Reports its Load, and when idle asks
 // Quiescent; and Closes on the way out, after settling. Retries are not
 // logged: a successor starts a URL's attempts again. A long-lived consumer

@@ -1,0 +1,44 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ShareRobots publishes data, what the worker that fetched robots.txt URL
+// key made of it, for the other workers: a host's robots.txt may redirect
+// to another host's, which only the worker holding that host may ask
+// (robots.txt redirects, RFC 9309 §2.3.1.2). The last one written wins;
+// readers judge its age from what data says. It is kept in the crawl's
+// state bucket, a key per robots.txt URL.
+func (m *Member) ShareRobots(ctx context.Context, key string, data []byte) error {
+	if _, err := m.state.Put(ctx, robotsShareKey(key), data); err != nil {
+		return fmt.Errorf("cluster: share robots.txt %s: %w", key, err)
+	}
+	return nil
+}
+
+// SharedRobots returns what ShareRobots last published for robots.txt URL
+// key; ok is false when nothing was.
+func (m *Member) SharedRobots(ctx context.Context, key string) (data []byte, ok bool, err error) {
+	e, err := m.state.Get(ctx, robotsShareKey(key))
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("cluster: read shared robots.txt %s: %w", key, err)
+	}
+	return e.Value(), true, nil
+}
+
+// robotsShareKey is the state bucket's key for robots.txt URL key, whose
+// characters a key may not all hold.
+func robotsShareKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "robots." + hex.EncodeToString(sum[:20])
+}
