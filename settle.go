@@ -115,11 +115,15 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		// commits it; a partition lost meanwhile is its new owner's.
 		done := cluster.Done{Key: l.Key, Kind: l.Kind, RevisitAt: fo.RevisitAt}
 		own, err := c.shared.found(l.Origin, o.links, &done)
-		if err != nil {
-			if !errors.Is(err, errNotOurs) {
-				c.log.Warn("cluster: write a URL done", "url", l.Request, "err", err)
-			}
-			return c.front.Release(l, time.Time{})
+		switch {
+		case errors.Is(err, errNotOurs):
+			return c.front.Release(l, time.Time{}) // its new owner's
+		case err != nil:
+			// The server is away, or slow: the URL is fetched again
+			// later, once it can be written (owns waits for the
+			// connection).
+			c.log.Warn("cluster: write a URL done", "url", l.Request, "err", err)
+			return c.front.Release(l, now.Add(c.shared.lease/4))
 		}
 		links = own
 	}

@@ -169,10 +169,12 @@ func (s *shared) owns(origin string, now time.Time) (ok bool, at time.Time) {
 		return false, farFuture
 	case now.Before(startAt):
 		return false, startAt
-	case !s.m.MayStart(p, now):
-		// Held, but its window closed: a renewal is late, or the
-		// partition is being lost. Looked at again soon, since a
-		// renewal that lands reports nothing.
+	case !s.m.MayStart(p, now) || !s.m.Connected():
+		// Held, but its window closed (a renewal is late, or the
+		// partition is being lost), or the server is away, so that what
+		// a request finds could not be written: looked at again soon,
+		// since neither a renewal that lands nor a reconnection reports
+		// anything.
 		return false, now.Add(s.lease / 8)
 	}
 	return true, time.Time{}
@@ -363,6 +365,9 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 			return
 		case <-s.signal:
 		case <-tick.C:
+		}
+		if !s.m.Connected() {
+			continue // every write and read would fail; the client reconnects
 		}
 		s.applyChanges(ctx)
 		s.releaseSettled(ctx)

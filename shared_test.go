@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -299,4 +300,60 @@ func TestSharedCrawlRobotsRedirect(t *testing.T) {
 			t.Errorf("site %d: /private fetched %d times (disallowed), /robots.txt %d (want once)", k, hits["/private"], hits["/robots.txt"])
 		}
 	}
+}
+
+// TestSharedCrawlServerRestart stops the NATS server part way through a
+// crawl of three workers and starts it again on its store: the workers
+// start no request while it is away (nothing they learn could be written),
+// carry on when it is back, and finish with every page fetched, a few at
+// most twice (those whose writes the stop cut off), and politeness kept.
+func TestSharedCrawlServerRestart(t *testing.T) {
+	store := t.TempDir()
+	opts := func(port int) *server.Options {
+		return &server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: store, NoLog: true, NoSigs: true}
+	}
+	ns, err := server.NewServer(opts(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	url, port := ns.ClientURL(), ns.Addr().(*net.TCPAddr).Port
+	sites := farm(t, 6, 15)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 3 {
+		cfg := sharedConfig(t, url, fmt.Sprintf("w%d", i), sites)
+		cfg.Politeness.Delay = 100 * time.Millisecond
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			sum, err := c.Run(ctx)
+			if cerr := c.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil || sum.Stopped != "drained" {
+				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
+			}
+		})
+	}
+	waitHits(t, sites, len(sites)*15/4)
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	down, _ := farmHits(sites)
+	time.Sleep(cluster.MinLease)
+	during, _ := farmHits(sites)
+	ns = clustertest.ServerWith(t, opts(port))
+	wg.Wait()
+	ns.Shutdown()
+	// A request may have started just before the stop; none long after.
+	if during > down+3*2 {
+		t.Errorf("%d pages fetched while the server was away", during-down)
+	}
+	checkFarm(t, sites, 15, 100*time.Millisecond, 3*2)
 }

@@ -186,6 +186,11 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 // Worker returns the member's worker id.
 func (m *Member) Worker() string { return m.cfg.Worker }
 
+// Connected reports whether the connection to the server is up. While it
+// is down every write fails at once (there is no reconnect buffer), so an
+// engine should start no work whose outcome it must write.
+func (m *Member) Connected() bool { return m.nc.IsConnected() }
+
 // Partitions returns the crawl's number of partitions.
 func (m *Member) Partitions() int { return m.cfg.Partitions }
 
@@ -320,6 +325,9 @@ func (m *Member) run(loop context.Context) {
 		case <-loop.Done():
 			return
 		case <-m.status:
+			if !m.Connected() {
+				continue // published with the next heartbeat once back
+			}
 			ctx, cancel := context.WithTimeout(loop, m.t.renew)
 			if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
 				m.log.Warn("cluster: heartbeat", "err", err)
@@ -339,6 +347,12 @@ func (m *Member) run(loop context.Context) {
 // turn renews first (what keeps the partitions), then drops what has run
 // out, heartbeats, and moves partitions to where rendezvous hashing says.
 func (m *Member) turn(ctx context.Context) {
+	if !m.Connected() {
+		// Every write would fail at once (a warning a partition): only
+		// the claims whose window closed are let go.
+		m.expire(time.Now())
+		return
+	}
 	m.renew(ctx)
 	m.expire(time.Now())
 	if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
