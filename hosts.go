@@ -188,6 +188,12 @@ func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
 	ok, at := h.gate.Acquire(origin, now)
 	switch {
 	case ok:
+		if h.shared != nil {
+			// Counted until its release, so that its partition is not
+			// handed over with the request in flight: a redirect hop
+			// of robots.txt holds no lease of that partition.
+			h.shared.handed(origin, 1)
+		}
 		h.ready(origin, now)
 	case at.IsZero():
 		// Full or parked: the host waits for a request to end, whose
@@ -224,6 +230,9 @@ func (h *hosts) answered(origin string, sent, t time.Time) { h.gate.Answered(ori
 // a host the gate gives up on is parked.
 func (h *hosts) release(origin string, now time.Time, r politeness.Result) politeness.Outcome {
 	out := h.gate.Release(origin, now, r)
+	if h.shared != nil {
+		h.shared.handed(origin, -1)
+	}
 	h.ready(origin, now)
 	if r.Status == 429 || r.Status == 503 {
 		h.persistWait(origin, out.RetryAt)

@@ -48,7 +48,7 @@ type shared struct {
 	mu      sync.Mutex
 	changes []cluster.Change
 	held    map[int]*heldPart        // gained and replayed
-	busy    map[int]int              // leases handed out and not settled, by partition
+	busy    map[int]int              // leases handed out and not settled, and hosts' slots taken, by partition
 	over    bool                     // every worker is done: the crawl is over
 	awaited map[string]awaitedRobots // robots.txt awaited from another worker, by origin
 	// store stores a robots.txt answer for an origin (Crawler.storeRobots).
