@@ -384,7 +384,7 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		if s.daemon || pending || !s.idle(working()) {
 			continue
 		}
-		over, why, err := s.m.Quiescent(ctx, s.lease/4)
+		over, why, err := s.m.Quiescent(ctx, s.quiescentGap())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("cluster: is the crawl over?", "err", err)
@@ -489,9 +489,10 @@ func (s *shared) gain(ctx context.Context, ch cluster.Change) error {
 	now := s.now()
 	h := &heldPart{tenure: ch.Tenure, through: through, inbound: counts[ch.Partition], startAt: now, entries: entries, size: size}
 	if !ch.Clean {
-		// Its last owner died or hung: its last requests may still be in
-		// flight until their timeout.
-		h.startAt = now.Add(s.timeout)
+		// Its last owner died or hung: its last requests, started at
+		// least a fifth of a lease before this hold began (see the
+		// cluster's doc), may still be in flight until their timeout.
+		h.startAt = now.Add(max(0, s.timeout-s.lease/5))
 	}
 	s.mu.Lock()
 	s.held[ch.Partition] = h
@@ -665,6 +666,13 @@ func (s *shared) load(working int64) cluster.Load {
 	return l
 }
 
+// quiescentGap is the time between the two looks that decide the end of
+// the crawl: long enough for every worker to publish a change of its
+// load, which it does within a poll and a heartbeat. A quarter lease, as
+// the cluster's doc suggests, at most a second: waited at the end of
+// every crawl, twice.
+func (s *shared) quiescentGap() time.Duration { return min(s.lease/4, time.Second) }
+
 // idle reports whether this worker has nothing to do in its partitions.
 func (s *shared) idle(working int64) bool {
 	l := s.load(working)
@@ -694,7 +702,7 @@ func (s *shared) writeWaits(ctx context.Context, now time.Time, given func(p int
 // find them empty.
 func (s *shared) close() error {
 	if s.finished() {
-		time.Sleep(s.lease / 4)
+		time.Sleep(s.quiescentGap())
 	}
 	// Leaving marks every partition released, which lets the next owner
 	// start at once: one still in its unclean wait waits it out first.
