@@ -357,3 +357,53 @@ func TestSharedCrawlServerRestart(t *testing.T) {
 	}
 	checkFarm(t, sites, 15, 100*time.Millisecond, 3*2)
 }
+
+// TestSharedDaemonRevisits runs two workers of a shared daemon: every page
+// is fetched, then revisited on schedule by whichever worker holds its
+// host, with politeness kept across them, until each is stopped.
+func TestSharedDaemonRevisits(t *testing.T) {
+	ns := startNATS(t)
+	sites := farm(t, 4, 4)
+	var stops []func() error
+	for i := range 2 {
+		cfg := sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites)
+		cfg.Daemon.Enabled = true
+		cfg.Daemon.Recrawl = time.Second
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, runInBackground(c))
+		t.Cleanup(func() { c.Close() })
+	}
+	revisited := func() bool {
+		for _, s := range sites {
+			for i := range 4 {
+				if s.hits()[fmt.Sprintf("/p%d", i)] < 2 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	ok := poll(revisited)
+	for i, stop := range stops {
+		if err := stop(); err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
+	}
+	if !ok {
+		for k, s := range sites {
+			t.Logf("site %d: %v", k, s.hits())
+		}
+		t.Fatal("not every page was revisited within 10s")
+	}
+	for k, s := range sites {
+		if s.hits()["/private"] != 0 || s.maxIn > 1 || s.minGap() < 30*time.Millisecond-5*time.Millisecond {
+			t.Errorf("site %d: /private %d, %d in flight at once, smallest gap %v", k, s.hits()["/private"], s.maxIn, s.minGap())
+		}
+	}
+}
