@@ -56,6 +56,15 @@ func (c *Crawler) readRobots(ctx context.Context, origin string, now time.Time) 
 		c.storeRobots(origin, f, asked, now)
 		return
 	}
+	if c.shared != nil {
+		// Fetched a moment ago by another worker: by the worker that
+		// held the host before, or for a host whose robots.txt
+		// redirects here.
+		if f, asked, ok := c.shared.sharedRobots(origin+"/robots.txt", now, true); ok {
+			c.storeRobots(origin, f, asked, now)
+			return
+		}
+	}
 	if ok, _ := c.x.try(origin, now); !ok {
 		c.hosts.robots.Abandon(origin)
 		c.hosts.ready(origin, now) // a lease that waited for this fetch may have put the host off

@@ -756,6 +756,7 @@ type sharedAnswer struct {
 	MaxAge    time.Duration `json:"max_age,omitempty"`
 	HasMaxAge bool          `json:"has_max_age,omitempty"`
 	Asked     time.Time     `json:"asked"`
+	Worker    string        `json:"worker"` // who fetched it
 }
 
 // shareRobots publishes f, the answer at robots.txt URL key to a fetch
@@ -765,7 +766,7 @@ func (s *shared) shareRobots(key string, f robots.Fetch, asked time.Time) {
 	if key == "" || !isAnswer(f) {
 		return
 	}
-	b, err := json.Marshal(sharedAnswer{Status: f.Status, Body: f.Body, MaxAge: f.MaxAge, HasMaxAge: f.HasMaxAge, Asked: asked})
+	b, err := json.Marshal(sharedAnswer{Status: f.Status, Body: f.Body, MaxAge: f.MaxAge, HasMaxAge: f.HasMaxAge, Asked: asked, Worker: s.m.Worker()})
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
 		err = s.m.ShareRobots(ctx, key, b)
@@ -776,9 +777,11 @@ func (s *shared) shareRobots(key string, f robots.Fetch, asked time.Time) {
 	}
 }
 
-// sharedRobots returns the answer another worker shared at robots.txt URL
-// key, and when its fetch was asked for, while it is fresh at now.
-func (s *shared) sharedRobots(key string, now time.Time) (robots.Fetch, time.Time, bool) {
+// sharedRobots returns the answer a worker shared at robots.txt URL key,
+// and when its fetch was asked for, while it is fresh at now. With
+// othersOnly, not one this worker fetched: as between a worker's own
+// hosts, when a host's copy expires its robots.txt is fetched again.
+func (s *shared) sharedRobots(key string, now time.Time, othersOnly bool) (robots.Fetch, time.Time, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.writeTimeout())
 	defer cancel()
 	b, ok, err := s.m.SharedRobots(ctx, key)
@@ -794,7 +797,7 @@ func (s *shared) sharedRobots(key string, now time.Time) (robots.Fetch, time.Tim
 	if a.HasMaxAge {
 		fresh = min(fresh, a.MaxAge)
 	}
-	if !ok || now.Sub(a.Asked) >= fresh {
+	if !ok || now.Sub(a.Asked) >= fresh || othersOnly && a.Worker == s.m.Worker() {
 		return robots.Fetch{}, time.Time{}, false
 	}
 	return robots.Fetch{Status: a.Status, Body: a.Body, MaxAge: a.MaxAge, HasMaxAge: a.HasMaxAge}, a.Asked, true
@@ -832,7 +835,7 @@ func (s *shared) robotsAwaited(origin string, now time.Time) (handled bool) {
 	if !ok {
 		return false
 	}
-	f, asked, found := s.sharedRobots(a.key, now)
+	f, asked, found := s.sharedRobots(a.key, now, false)
 	switch {
 	case found:
 		f.Redirects = a.hops
