@@ -256,10 +256,6 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := c.seed(); err != nil {
-		stopShared()
-		return Summary{}, errors.Join(err, c.leaveShared())
-	}
 	work := make(chan *frontier.Lease)
 	var wg sync.WaitGroup
 	for range c.cfg.Fetch.Workers {

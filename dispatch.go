@@ -198,7 +198,7 @@ func (c *Crawler) recordUnfetched() error {
 func (c *Crawler) recordLeft() error {
 	now := c.now()
 	return c.front.Pending(func(it frontier.Item) error {
-		if !c.hosts.mine(it.Origin) {
+		if c.shared != nil && !c.shared.holds(it.Origin) {
 			return nil // another worker's, which records it
 		}
 		rec := storage.Record{
@@ -217,7 +217,7 @@ func (c *Crawler) recordLeft() error {
 // time past any wait), and parked again for a later resume.
 func (c *Crawler) recordParked() error {
 	for _, h := range c.front.Hosts() {
-		if !h.Parked || h.Queued == 0 || !c.hosts.mine(h.Origin) {
+		if !h.Parked || h.Queued == 0 || c.shared != nil && !c.shared.holds(h.Origin) {
 			continue
 		}
 		if err := c.hosts.unparkToRecord(h.Origin); err != nil {

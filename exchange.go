@@ -49,8 +49,11 @@ func (x *exchange) wait(ctx context.Context, origin string) error {
 			return fmt.Errorf("%s: %w", origin, errHostParked)
 		}
 		if at.IsZero() && x.hosts.shared != nil {
-			if ours, _ := x.hosts.shared.owns(origin, x.now()); !ours {
-				return fmt.Errorf("%s: %w", origin, errNotOurs)
+			if ours, when := x.hosts.shared.owns(origin, x.now()); !ours {
+				if !x.hosts.shared.mine(origin) {
+					return fmt.Errorf("%s: %w", origin, errNotOurs)
+				}
+				at = when // this worker's, not yet to be asked: waited for
 			}
 		}
 		var due <-chan time.Time // nil, never ready, when at is zero

@@ -171,29 +171,40 @@ func (h *hosts) countWait(origin string, now, at time.Time) {
 // gate refuses, the frontier is told when to hand the host out again and
 // that time is returned (zero: when a request of the host ends).
 func (h *hosts) acquire(origin string, now time.Time) (bool, time.Time) {
-	if h.shared != nil {
-		if ours, at := h.shared.owns(origin, now); !ours {
-			// Another worker's host, or one this worker may not ask
-			// yet: the frontier holds it back until then, and the
-			// lease goes back as it was.
-			h.shared.holdBack(origin, at)
-			return false, time.Time{}
-		}
-		if !h.shared.starting(origin, now, h.gate.Interval(origin)) {
-			at := now.Add(time.Second) // asked again then
-			h.front.SetReady(origin, at)
-			return false, at
-		}
+	if h.shared == nil {
+		return h.acquireSlot(origin, now)
 	}
+	// A slot taken counts until its release, so that its partition is
+	// not handed over with the request in flight (a redirect hop of
+	// robots.txt holds no lease of that partition); counted from before
+	// the check, so that a handover cannot come between the two.
+	h.shared.handed(origin, 1)
+	if ours, at := h.shared.owns(origin, now); !ours {
+		// Another worker's host, or one this worker may not ask yet:
+		// the frontier holds it back until then, and the lease goes
+		// back as it was.
+		h.shared.handed(origin, -1)
+		h.shared.holdBack(origin, at)
+		return false, time.Time{}
+	}
+	if !h.shared.starting(origin, now, h.gate.Interval(origin)) {
+		h.shared.handed(origin, -1)
+		at := now.Add(time.Second) // asked again then
+		h.front.SetReady(origin, at)
+		return false, at
+	}
+	ok, at := h.acquireSlot(origin, now)
+	if !ok {
+		h.shared.handed(origin, -1)
+	}
+	return ok, at
+}
+
+// acquireSlot asks the gate for a slot of origin, as acquire says.
+func (h *hosts) acquireSlot(origin string, now time.Time) (bool, time.Time) {
 	ok, at := h.gate.Acquire(origin, now)
 	switch {
 	case ok:
-		if h.shared != nil {
-			// Counted until its release, so that its partition is not
-			// handed over with the request in flight: a redirect hop
-			// of robots.txt holds no lease of that partition.
-			h.shared.handed(origin, 1)
-		}
 		h.ready(origin, now)
 	case at.IsZero():
 		// Full or parked: the host waits for a request to end, whose

@@ -134,7 +134,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 			return sf, sAsked, "", nil
 		}
 		if c.shared != nil && robotsKey(next) != "" {
-			if ours, _ := c.shared.owns(target, c.now()); !ours {
+			if !c.shared.mine(target) {
 				// Another worker's host: its answer comes through the
 				// cluster, once that worker has fetched it.
 				return robots.Fetch{}, asked, key, &robotsElsewhere{key: robotsKey(next), hops: hop + 1}

@@ -45,12 +45,13 @@ type shared struct {
 	wake    func() // the dispatcher's
 	signal  chan struct{}
 
-	mu      sync.Mutex
-	changes []cluster.Change
-	held    map[int]*heldPart        // gained and replayed
-	busy    map[int]int              // leases handed out and not settled, and hosts' slots taken, by partition
-	over    bool                     // every worker is done: the crawl is over
-	awaited map[string]awaitedRobots // robots.txt awaited from another worker, by origin
+	mu           sync.Mutex
+	changes      []cluster.Change
+	held         map[int]*heldPart        // gained and replayed
+	busy         map[int]int              // leases handed out and not settled, and hosts' slots taken, by partition
+	over         bool                     // every worker is done: the crawl is over
+	awaited      map[string]awaitedRobots // robots.txt awaited from another worker, by origin
+	robotsMaxAge time.Duration            // a daemon's recrawl, which robots.txt copies last at most
 	// store stores a robots.txt answer for an origin (Crawler.storeRobots).
 	store func(origin string, f robots.Fetch, asked, done time.Time)
 }
@@ -83,16 +84,23 @@ func newShared(c *Crawler) *shared {
 		wake: c.wake, compact: compactAfter, signal: make(chan struct{}, 1),
 		held: map[int]*heldPart{}, busy: map[int]int{},
 		store: c.storeRobots,
+		robotsMaxAge: func() time.Duration {
+			if c.cfg.Daemon.Enabled {
+				return c.cfg.Daemon.Recrawl
+			}
+			return 0
+		}(),
 	}
 }
 
-// joinShared joins the crawl of the cluster block, if there is one, and
-// starts the loop; the function it returns stops the loop (call it once no
-// request is in flight), and leaveShared then leaves the crawl.
+// joinShared joins the crawl of the cluster block, if there is one, queues
+// the seeds (routed to their workers) and starts the loop; the function it
+// returns stops the loop (call it once no request is in flight), and
+// leaveShared then leaves the crawl. On one machine it queues the seeds.
 func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 	s := c.shared
 	if s == nil {
-		return func() {}, nil
+		return func() {}, c.seed()
 	}
 	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed})
 	if err != nil {
@@ -100,6 +108,12 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 	}
 	s.m, s.parts = m, m.Partitions()
 	c.log.Info("joined the crawl", "cluster", c.cfg.Cluster.Name, "worker", m.Worker(), "partitions", s.parts)
+	// Busy until the seeds are routed: the others must not find the
+	// crawl over before they are (the loop reports the real load next).
+	m.Report(cluster.Load{Unrouted: int64(len(c.cfg.Seeds) + len(c.cfg.Sitemaps))})
+	if err := c.seed(); err != nil {
+		return nil, errors.Join(err, c.leaveShared())
+	}
 	loop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -191,8 +205,17 @@ func (s *shared) holdBack(origin string, at time.Time) {
 	}
 }
 
-// mine reports whether origin's partition is held here, for what looks at
-// every host of the frontier (the end of a crawl, recording parked hosts).
+// holds reports whether origin's partition is held here, handed over or
+// not: its URLs are this worker's to record at the end of a crawl.
+func (s *shared) holds(origin string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[s.partition(origin)] != nil
+}
+
+// mine reports whether origin's partition is held here and not being
+// handed over, for what looks at every host of the frontier (the end of a
+// crawl).
 func (s *shared) mine(origin string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -444,6 +467,7 @@ func (s *shared) applyChanges(ctx context.Context) {
 		case cluster.Lost:
 			s.mu.Lock()
 			delete(s.held, ch.Partition) // the member logged why
+			s.forgetAwaitedLocked(ch.Partition)
 			s.mu.Unlock()
 		}
 		s.obs.partitionChange(changeName(ch))
@@ -489,10 +513,12 @@ func (s *shared) gain(ctx context.Context, ch cluster.Change) error {
 	now := s.now()
 	h := &heldPart{tenure: ch.Tenure, through: through, inbound: counts[ch.Partition], startAt: now, entries: entries, size: size}
 	if !ch.Clean {
-		// Its last owner died or hung: its last requests, started at
-		// least a fifth of a lease before this hold began (see the
-		// cluster's doc), may still be in flight until their timeout.
-		h.startAt = now.Add(max(0, s.timeout-s.lease/5))
+		// Its last owner died or hung: its last requests may still be in
+		// flight until their timeout. (They started before its window
+		// closed, a fifth of a lease before this hold began; that fifth
+		// covers a request checked in its window and sent a little
+		// after.)
+		h.startAt = now.Add(s.timeout)
 	}
 	s.mu.Lock()
 	s.held[ch.Partition] = h
@@ -546,6 +572,7 @@ func (s *shared) releaseSettled(ctx context.Context) {
 		if h.leaving && s.busy[p] == 0 && !now.Before(h.startAt) {
 			done = append(done, p)
 			delete(s.held, p)
+			s.forgetAwaitedLocked(p)
 		}
 	}
 	s.mu.Unlock()
@@ -793,9 +820,14 @@ func (s *shared) sharedRobots(key string, now time.Time, othersOnly bool) (robot
 		s.log.Warn("cluster: read a shared robots.txt answer", "robots", key, "err", err)
 		return robots.Fetch{}, time.Time{}, false
 	}
-	fresh := robotsShareFor
+	// Fresh as long as the worker that fetched it keeps its own copy:
+	// its max-age, at most robots.CacheMax, and a daemon's recrawl.
+	fresh := robots.CacheMax
 	if a.HasMaxAge {
 		fresh = min(fresh, a.MaxAge)
+	}
+	if s.robotsMaxAge > 0 {
+		fresh = min(fresh, s.robotsMaxAge)
 	}
 	if !ok || now.Sub(a.Asked) >= fresh || othersOnly && a.Worker == s.m.Worker() {
 		return robots.Fetch{}, time.Time{}, false
@@ -818,6 +850,17 @@ func (s *shared) awaitRobots(origin string, e robotsElsewhere, asked time.Time) 
 	s.mu.Unlock()
 	s.hosts.robots.Abandon(origin)
 	s.front.SetReady(origin, now.Add(robotsAwaitEvery))
+}
+
+// forgetAwaitedLocked drops what partition p's hosts awaited from other
+// workers, as p leaves this worker: held again later, they start over.
+// s.mu is held.
+func (s *shared) forgetAwaitedLocked(p int) {
+	for origin := range s.awaited {
+		if s.partition(origin) == p {
+			delete(s.awaited, origin)
+		}
+	}
 }
 
 // robotsAwaitEvery is how often a robots.txt awaited from another worker
