@@ -392,10 +392,13 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		if !s.m.Connected() {
 			continue // every write and read would fail; the client reconnects
 		}
-		s.applyChanges(ctx)
-		s.releaseSettled(ctx)
-		s.poll(ctx)
-		s.compactOne(ctx)
+		// Each step is bounded: a read whose answer a server restart
+		// lost (a watcher's end, an object's chunks) would otherwise
+		// hold the loop, and the worker's part of the crawl, for ever.
+		s.bounded(ctx, s.applyChanges)
+		s.bounded(ctx, s.releaseSettled)
+		s.bounded(ctx, s.poll)
+		s.bounded(ctx, s.compactOne)
 		load := s.load(working())
 		s.m.Report(load)
 		s.mu.Lock()
@@ -407,7 +410,10 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		if s.daemon || pending || !s.idle(working()) {
 			continue
 		}
-		over, why, err := s.m.Quiescent(ctx, s.quiescentGap())
+		var over bool
+		var why string
+		var err error
+		s.bounded(ctx, func(ctx context.Context) { over, why, err = s.m.Quiescent(ctx, s.quiescentGap()) })
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("cluster: is the crawl over?", "err", err)
@@ -424,6 +430,14 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 			s.log.Debug("cluster: the crawl goes on", "why", why)
 		}
 	}
+}
+
+// bounded runs a step of the loop with a context that ends after two
+// leases: a step cut short is tried again at the next turn.
+func (s *shared) bounded(ctx context.Context, step func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, 2*s.lease)
+	defer cancel()
+	step(ctx)
 }
 
 // applyChanges acts on the member's changes, in order.
@@ -443,12 +457,11 @@ func (s *shared) applyChanges(ctx context.Context) {
 				continue // lost again since: its Lost follows
 			}
 			if err := s.gain(ctx, ch); err != nil {
-				if ctx.Err() != nil {
-					return
-				}
 				// The member holds the claim, and the crawl cannot end
 				// without the partition: try again at the next turn.
-				s.log.Error("cluster: take over partition", "partition", ch.Partition, "err", err)
+				if !errors.Is(err, context.Canceled) {
+					s.log.Error("cluster: take over partition", "partition", ch.Partition, "err", err)
+				}
 				s.mu.Lock()
 				s.changes = append([]cluster.Change{ch}, s.changes...)
 				s.mu.Unlock()
