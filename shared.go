@@ -223,7 +223,8 @@ func (s *shared) mine(origin string) bool {
 	return h != nil && !h.leaving
 }
 
-// handed counts a lease of origin handed out (+1) or settled (-1).
+// handed counts a lease of origin handed out, or a slot of it taken (+1),
+// and its end (-1): a partition is handed over only once none is left.
 func (s *shared) handed(origin string, n int) {
 	p := s.partition(origin)
 	s.mu.Lock()
@@ -692,6 +693,12 @@ func (s *shared) load(working int64) cluster.Load {
 		held[p] = true
 	}
 	s.mu.Unlock()
+	// And those released here that the member still holds: until its
+	// next turn deletes the claim, the status lists them as this
+	// worker's, and their URLs must keep the crawl going.
+	for _, h := range s.m.Holds() {
+		held[h.Partition] = true
+	}
 	for _, fh := range s.front.Hosts() {
 		if !held[s.partition(fh.Origin)] {
 			continue
