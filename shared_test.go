@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -61,6 +62,68 @@ func sharedConfig(t *testing.T, url, worker string, sites []*testSite) Config {
 	return cfg
 }
 
+// sharedRun is what one in-process worker of a shared crawl did.
+type sharedRun struct {
+	c   *Crawler
+	sum Summary
+	err error // Run's, or else Close's
+}
+
+// startShared starts a Crawler of each of cfgs, at once, as the workers
+// of one crawl, setup (when not nil) changing each before it runs; wait
+// returns once every one has ended and been closed.
+func startShared(t *testing.T, ctx context.Context, cfgs []Config, setup func(*Crawler)) (wait func() []sharedRun) {
+	t.Helper()
+	runs := make([]sharedRun, len(cfgs))
+	var wg sync.WaitGroup
+	for i, cfg := range cfgs {
+		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if setup != nil {
+			setup(c)
+		}
+		runs[i].c = c
+		wg.Go(func() {
+			r := &runs[i]
+			r.sum, r.err = c.Run(ctx)
+			if err := c.Close(); r.err == nil {
+				r.err = err
+			}
+		})
+	}
+	return func() []sharedRun {
+		wg.Wait()
+		return runs
+	}
+}
+
+// wantStopped fails the test for each worker that failed or stopped for
+// another reason than one of stopped.
+func wantStopped(t *testing.T, runs []sharedRun, stopped ...string) {
+	t.Helper()
+	for i, r := range runs {
+		if r.err != nil || !slices.Contains(stopped, r.sum.Stopped) {
+			t.Errorf("worker %d: stopped %q, %v; want %q", i, r.sum.Stopped, r.err, stopped)
+		}
+	}
+}
+
+// sharedConfigs are the configs of n workers of a crawl of sites shared
+// through the NATS server at url, each changed by edit when not nil.
+func sharedConfigs(t *testing.T, url string, n int, sites []*testSite, edit func(*Config)) []Config {
+	var cfgs []Config
+	for i := range n {
+		cfg := sharedConfig(t, url, fmt.Sprintf("w%d", i), sites)
+		if edit != nil {
+			edit(&cfg)
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	return cfgs
+}
+
 // TestSharedCrawl runs three workers on one crawl of a farm of linked
 // sites: together they fetch every page once and nothing disallowed, keep
 // each site's delay and one request in flight across workers, and all end
@@ -68,40 +131,19 @@ func sharedConfig(t *testing.T, url, worker string, sites []*testSite) Config {
 func TestSharedCrawl(t *testing.T) {
 	ns := startNATS(t)
 	sites := farm(t, 6, 12)
-	var cfgs []Config
-	for i := range 3 {
-		cfgs = append(cfgs, sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites))
-	}
+	cfgs := sharedConfigs(t, ns.ClientURL(), 3, sites, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	sums := make([]Summary, len(cfgs))
-	errs := make([]error, len(cfgs))
-	gained := make([]int64, len(cfgs))
-	for i, cfg := range cfgs {
-		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.shared.compact = 5 // compacted during the crawl
-		wg.Go(func() {
-			sums[i], errs[i] = c.Run(ctx)
-			c.obs.mu.Lock()
-			gained[i] = c.obs.partChanges["gained_clean"] + c.obs.partChanges["gained_unclean"]
-			c.obs.mu.Unlock()
-			if err := c.Close(); errs[i] == nil {
-				errs[i] = err
-			}
-		})
-	}
-	wg.Wait()
-	for i := range cfgs {
-		if errs[i] != nil || sums[i].Stopped != "drained" {
-			t.Errorf("worker %d: stopped %q, %v", i, sums[i].Stopped, errs[i])
-		}
-	}
+	runs := startShared(t, ctx, cfgs, func(c *Crawler) { c.shared.compact = 5 })() // compacted during the crawl
+	wantStopped(t, runs, "drained")
 	// Every partition was taken by some worker, and counted in /metrics.
-	if total := gained[0] + gained[1] + gained[2]; total < 16 {
+	var gained []int64
+	total := int64(0)
+	for _, r := range runs {
+		n := r.c.obs.partChanges["gained_clean"] + r.c.obs.partChanges["gained_unclean"]
+		gained, total = append(gained, n), total+n
+	}
+	if total < 16 {
 		t.Errorf("partitions gained %v, %d in all; want at least the 16 of the crawl", gained, total)
 	}
 	// The partitions' histories were compacted as they grew.
@@ -226,25 +268,8 @@ func TestSharedCrawlMaxPages(t *testing.T) {
 	sites := farm(t, 6, 12)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	for i := range 3 {
-		cfg := sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites)
-		cfg.Scope.MaxPages = 30
-		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() {
-			sum, err := c.Run(ctx)
-			if cerr := c.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil || sum.Stopped != "max_pages" && sum.Stopped != "drained" {
-				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
-			}
-		})
-	}
-	wg.Wait()
+	cfgs := sharedConfigs(t, ns.ClientURL(), 3, sites, func(cfg *Config) { cfg.Scope.MaxPages = 30 })
+	wantStopped(t, startShared(t, ctx, cfgs, nil)(), "max_pages", "drained")
 	if total, _ := farmHits(sites); total != 30 {
 		t.Errorf("%d pages fetched; max_pages is 30", total)
 	}
@@ -271,24 +296,7 @@ func TestSharedCrawlRobotsRedirect(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	for i := range 3 {
-		cfg := sharedConfig(t, ns.ClientURL(), fmt.Sprintf("w%d", i), sites)
-		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() {
-			sum, err := c.Run(ctx)
-			if cerr := c.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil || sum.Stopped != "drained" {
-				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
-			}
-		})
-	}
-	wg.Wait()
+	wantStopped(t, startShared(t, ctx, sharedConfigs(t, ns.ClientURL(), 3, sites, nil), nil)(), "drained")
 	for k, s := range sites {
 		hits := s.hits()
 		for i := range pages {
@@ -324,24 +332,8 @@ func TestSharedCrawlServerRestart(t *testing.T) {
 	sites := farm(t, 6, 15)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var wg sync.WaitGroup
-	for i := range 3 {
-		cfg := sharedConfig(t, url, fmt.Sprintf("w%d", i), sites)
-		cfg.Politeness.Delay = 100 * time.Millisecond
-		c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("worker", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() {
-			sum, err := c.Run(ctx)
-			if cerr := c.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil || sum.Stopped != "drained" {
-				t.Errorf("worker %d: stopped %q, %v", i, sum.Stopped, err)
-			}
-		})
-	}
+	cfgs := sharedConfigs(t, url, 3, sites, func(cfg *Config) { cfg.Politeness.Delay = 100 * time.Millisecond })
+	wait := startShared(t, ctx, cfgs, nil)
 	waitHits(t, sites, len(sites)*15/4)
 	ns.Shutdown()
 	ns.WaitForShutdown()
@@ -349,7 +341,7 @@ func TestSharedCrawlServerRestart(t *testing.T) {
 	time.Sleep(cluster.MinLease)
 	during, _ := farmHits(sites)
 	ns = clustertest.ServerWith(t, opts(port))
-	wg.Wait()
+	wantStopped(t, wait(), "drained")
 	ns.Shutdown()
 	// A request may have started just before the stop; none long after.
 	if during > down+3*2 {
