@@ -178,10 +178,7 @@ func checkFarm(t *testing.T, sites []*testSite, pages int, delay time.Duration, 
 		if hits["/private"] != 0 {
 			t.Errorf("site %d: /private, disallowed, fetched %d times", k, hits["/private"])
 		}
-		s.mu.Lock()
-		maxIn := s.maxIn
-		s.mu.Unlock()
-		if maxIn > 1 {
+		if maxIn := s.maxInFlight(); maxIn > 1 {
 			t.Errorf("site %d: %d requests in flight at once", k, maxIn)
 		}
 		if gap := s.minGap(); gap < delay-5*time.Millisecond {

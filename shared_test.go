@@ -174,8 +174,8 @@ func TestSharedCrawl(t *testing.T) {
 		if hits["/private"] != 0 {
 			t.Errorf("site %d: /private, disallowed, fetched %d times", k, hits["/private"])
 		}
-		if s.maxIn > 1 {
-			t.Errorf("site %d: %d requests in flight at once", k, s.maxIn)
+		if n := s.maxInFlight(); n > 1 {
+			t.Errorf("site %d: %d requests in flight at once", k, n)
 		}
 		if gap := s.minGap(); gap < cfgs[0].Politeness.Delay-5*time.Millisecond {
 			t.Errorf("site %d: two requests %v apart; the delay is %v", k, gap, cfgs[0].Politeness.Delay)
@@ -394,8 +394,8 @@ func TestSharedDaemonRevisits(t *testing.T) {
 		t.Fatal("not every page was revisited within 10s")
 	}
 	for k, s := range sites {
-		if s.hits()["/private"] != 0 || s.maxIn > 1 || s.minGap() < 30*time.Millisecond-5*time.Millisecond {
-			t.Errorf("site %d: /private %d, %d in flight at once, smallest gap %v", k, s.hits()["/private"], s.maxIn, s.minGap())
+		if s.hits()["/private"] != 0 || s.maxInFlight() > 1 || s.minGap() < 30*time.Millisecond-5*time.Millisecond {
+			t.Errorf("site %d: /private %d, %d in flight at once, smallest gap %v", k, s.hits()["/private"], s.maxInFlight(), s.minGap())
 		}
 	}
 }

@@ -111,6 +111,13 @@ func (s *testSite) hits() map[string]int {
 	return m
 }
 
+// maxInFlight returns the most requests it served at once.
+func (s *testSite) maxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxIn
+}
+
 // minGap returns the smallest time between two request arrivals.
 func (s *testSite) minGap() time.Duration {
 	s.mu.Lock()

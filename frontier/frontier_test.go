@@ -735,7 +735,14 @@ func TestLinksLowerLinkDepth(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		before := f.Stats()
 		add(link("http://a.test/l", 0)) // done: nothing changes
+		if after := f.Stats(); after != before || after.Queued != 0 || after.Done != 3 {
+			t.Errorf("staged %v: a link to a URL done changed the counts %+v to %+v; want 3 done, none queued", staged, before, after)
+		}
+		if l, _, err := f.Next(t0); l != nil || err != nil {
+			t.Errorf("staged %v: a link to a URL done queued it again: %v, %v", staged, l, err)
+		}
 		mustCheck(t, f)
 	}
 }

@@ -129,7 +129,9 @@ func (e *simEngine) run(ctx context.Context) (bool, error) {
 			continue
 		}
 		h, i := 0, 0
-		fmt.Sscanf(key, "http://h%d.test/p%d", &h, &i)
+		if n, err := fmt.Sscanf(key, "http://h%d.test/p%d", &h, &i); n != 2 {
+			return false, fmt.Errorf("simulated URL %q: %v", key, err)
+		}
 		e.log.fetch(fmt.Sprintf("http://h%d.test", h), key)
 		if e.killAt > 0 && e.fetches.Add(1) >= e.killAt {
 			e.m.stop() // killed with the request in flight: nothing written
