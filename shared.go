@@ -408,7 +408,7 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		}
 		pending := len(s.changes) > 0
 		s.mu.Unlock()
-		if s.daemon || pending || !s.idle(working()) {
+		if s.daemon || pending || load.Queued > 0 || load.InFlight > 0 {
 			continue
 		}
 		var over bool
