@@ -188,8 +188,10 @@ func (c *crawl) apply(rec *record) {
 		flags: fRecord, bytes: rec.Bytes, durationMS: rec.DurationMS, errText: rec.Error,
 		title: rec.Title, descr: rec.Description, canonical: rec.Canonical,
 	}
-	if rec.LinkDepth != nil {
-		p.linkDepth = int32(*rec.LinkDepth)
+	if d := rec.LinkDepth; d != nil && *d >= 0 && *d <= maxLinkDepth {
+		// Out of that range it is no link depth a crawl writes: it
+		// would only make the depth table as long as it says.
+		p.linkDepth = int32(*d)
 	}
 	set := func(f uint16, on bool) {
 		if on {

@@ -132,9 +132,9 @@ func (w *linkWorker) link(no int) {
 	if seen && anchor == "" {
 		return
 	}
-	if !seen {
-		k.from = strings.Clone(k.from)
-	}
+	// k.from points into the chunk, which is reused: the map keeps a
+	// copy, and an assignment to an entry it has replaces its key too.
+	k.from = strings.Clone(k.from)
 	w.in[k] = inVal{anchor: anchor, line: no}
 }
 

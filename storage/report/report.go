@@ -10,6 +10,10 @@ import (
 // TopN is how many URLs Slowest and Largest hold.
 const TopN = 20
 
+// maxLinkDepth bounds the link depths the report counts: far beyond any
+// crawl's, and the length of the depth table it may make.
+const maxLinkDepth = 1 << 20
+
 // Inputs are the files a report is made from.
 type Inputs struct {
 	// Inventory is the JSON Lines inventory (storage.Record per line):
@@ -174,7 +178,7 @@ func (d *DepthCounts) UnmarshalJSON(b []byte) error {
 	*d = nil
 	for k, n := range m {
 		i, err := strconv.Atoi(k)
-		if err != nil || i < 0 || i > 1<<20 {
+		if err != nil || i < 0 || i > maxLinkDepth {
 			return fmt.Errorf("depth %q: not a link depth", k)
 		}
 		for len(*d) <= i {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,5 +224,46 @@ func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 		if !strings.Contains(out, want) && !strings.Contains(out, strings.ReplaceAll(want, "&ouml;", "ö")) {
 			t.Errorf("HTML lacks %q", want)
 		}
+	}
+}
+
+// A link to a broken URL first seen without an anchor and then with one,
+// across chunks of the link graph, keeps its page's URL intact: the key
+// kept is a copy, not a view of a chunk the reader reuses.
+func TestInlinkFromSurvivesChunks(t *testing.T) {
+	inv := `{"url":"https://a.example/","status":200,"content_type":"text/html"}` + "\n" +
+		`{"url":"https://a.example/dead","status":404}` + "\n"
+	var links strings.Builder
+	link := func(from, to, anchor string) {
+		fmt.Fprintf(&links, `{"from":%q,"to":%q,"kind":"a","anchor":%q}`+"\n", from, to, anchor)
+	}
+	link("https://a.example/", "https://a.example/dead", "")
+	for links.Len() < 3*linkChunk {
+		link("https://a.example/", "https://a.example/", "filler")
+	}
+	link("https://a.example/", "https://a.example/dead", "x")
+	for links.Len() < 6*linkChunk {
+		link("https://a.example/", "https://a.example/", "filler")
+	}
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv), Links: strings.NewReader(links.String())}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Broken) != 1 || len(r.Broken[0].Inlinks) != 1 || r.Broken[0].Inlinks[0] != (Inlink{From: "https://a.example/", Anchor: "x"}) {
+		t.Fatalf("broken %+v", r.Broken)
+	}
+}
+
+// A link depth no crawl writes is not counted, rather than making the
+// depth table as long as it says.
+func TestHugeLinkDepthIgnored(t *testing.T) {
+	inv := `{"url":"https://a.example/","status":200,"content_type":"text/html","link_depth":0}` + "\n" +
+		`{"url":"https://a.example/b","status":200,"content_type":"text/html","link_depth":50000000}` + "\n"
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Depth) != 1 || r.Depth[0] != 1 {
+		t.Errorf("depth table %v; want one page at depth 0", r.Depth)
 	}
 }
