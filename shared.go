@@ -840,19 +840,17 @@ func (s *shared) sharedRobots(key string, now time.Time, othersOnly bool) (robot
 		s.log.Warn("cluster: read a shared robots.txt answer", "robots", key, "err", err)
 		return robots.Fetch{}, time.Time{}, false
 	}
-	// Fresh as long as the worker that fetched it keeps its own copy:
-	// its max-age, at most robots.CacheMax, and a daemon's recrawl.
-	fresh := robots.CacheMax
-	if a.HasMaxAge {
-		fresh = min(fresh, a.MaxAge)
-	}
+	// Fresh as long as the worker that fetched it keeps its own copy
+	// (robots.CacheFor, and a daemon's recrawl).
+	f := robots.Fetch{Status: a.Status, Body: a.Body, MaxAge: a.MaxAge, HasMaxAge: a.HasMaxAge}
+	fresh := robots.CacheFor(f)
 	if s.robotsMaxAge > 0 {
 		fresh = min(fresh, s.robotsMaxAge)
 	}
 	if !ok || now.Sub(a.Asked) >= fresh || othersOnly && a.Worker == s.m.Worker() {
 		return robots.Fetch{}, time.Time{}, false
 	}
-	return robots.Fetch{Status: a.Status, Body: a.Body, MaxAge: a.MaxAge, HasMaxAge: a.HasMaxAge}, a.Asked, true
+	return f, a.Asked, true
 }
 
 // awaitRobots makes origin, whose robots.txt redirects to another worker's

@@ -283,10 +283,15 @@ func TestSharedCrawlRobotsRedirect(t *testing.T) {
 	const pairs, pages = 6, 4
 	ns := startNATS(t)
 	var sites []*testSite
-	for range pairs {
+	for k := range pairs {
 		a, b := newSite(t), newSite(t)
 		a.set("/robots.txt", page{status: 302, headers: map[string]string{"Location": b.URL + "/robots.txt"}})
-		b.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"})
+		robotsTxt := page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"}
+		if k%2 == 1 {
+			// Kept a minute only (robots.CacheMin), and shared as long.
+			robotsTxt.headers = map[string]string{"Cache-Control": "no-cache"}
+		}
+		b.set("/robots.txt", robotsTxt)
 		for _, s := range []*testSite{a, b} {
 			for i := range pages {
 				s.html(fmt.Sprintf("/p%d", i), fmt.Sprintf("/p%d", i+1), "/private")

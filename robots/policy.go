@@ -162,7 +162,7 @@ func Update(prev State, f Fetch, now time.Time) State {
 		}
 		s.Body, s.GoodAt, s.rules = body, now, Parse(body)
 		s.DisallowAll, s.FailingSince, s.Failures = false, time.Time{}, 0
-		s.NextFetch = now.Add(cacheFor(f))
+		s.NextFetch = now.Add(CacheFor(f))
 	default:
 		s.Failures++
 		if s.FailingSince.IsZero() {
@@ -177,9 +177,9 @@ func Update(prev State, f Fetch, now time.Time) State {
 	return s
 }
 
-// cacheFor is how long an answer is used: CacheMax, or a shorter positive
+// CacheFor is how long an answer is used: CacheMax, or a shorter positive
 // max-age, or CacheMin when the answer asked not to be kept at all.
-func cacheFor(f Fetch) time.Duration {
+func CacheFor(f Fetch) time.Duration {
 	switch {
 	case !f.HasMaxAge:
 		return CacheMax
