@@ -88,7 +88,12 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	fo := frontier.Outcome{RevisitAt: c.revisitAt(o.page, now)}
 	c.dueWhenFound(o.links, now)
 	var target *frontier.Item // a redirect's next hop, followed
-	if redirectAnswer(rec.Status) && len(o.links) == 1 && o.links[0].Via == frontier.ViaRedirect {
+	if redirectAnswer(rec.Status) && len(o.links) == 1 && o.links[0].Via == frontier.ViaRedirect &&
+		(c.shared == nil || c.shared.holds(o.links[0].Origin)) {
+		// A hop to another worker's host is visited there: this chain's
+		// record is written now, ending at the hop (README, "Several
+		// machines"), rather than waiting here for a visit that never
+		// comes, a copy more at each revisit of a daemon.
 		target = &o.links[0]
 	}
 	recs, chainHook := c.chains.settle(l, rec, target)
