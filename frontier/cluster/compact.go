@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -137,60 +138,60 @@ func mergeFound(was, it frontier.Item) frontier.Item {
 	return was
 }
 
-// write writes the fold as lines of entries, in a stable order.
+// write writes the fold as lines of entries, in a stable order: the URLs
+// found, cut by size (URLs may be long) so that ReadSnapshot takes each
+// line back; then the URLs done and the hosts' waits, snapshotChunk facts
+// to a line.
 func (f *fold) write(w io.Writer) error {
-	keys := func(m map[urlKey]bool) []urlKey {
-		out := make([]urlKey, 0, len(m))
-		for k := range m {
-			out = append(out, k)
-		}
-		slices.SortFunc(out, func(a, b urlKey) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.kind, b.kind)) })
-		return out
+	line := func(b []byte) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
 	}
-	line := func(e *Entry) error {
+	encoded := func(e *Entry) error {
 		b, err := e.encode()
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return line(b)
 	}
-	found := map[urlKey]bool{}
-	for k := range f.found {
-		found[k] = true
+	found := make([]frontier.Item, 0, len(f.found))
+	for _, k := range slices.SortedFunc(maps.Keys(f.found), compareURLKeys) {
+		found = append(found, f.found[k])
+	}
+	for len(found) > 0 {
+		b, n, err := fitEntry(found, maxEntry-1)
+		if err != nil {
+			return err
+		}
+		if err := line(b); err != nil {
+			return err
+		}
+		found = found[n:]
 	}
 	var e Entry
-	for _, k := range keys(found) {
-		if e.Found = append(e.Found, f.found[k]); len(e.Found) == snapshotChunk {
-			if err := line(&e); err != nil {
+	for _, k := range slices.SortedFunc(maps.Keys(f.done), compareURLKeys) {
+		if e.Done = append(e.Done, Done{Key: k.key, Kind: k.kind, RevisitAt: f.done[k]}); len(e.Done) == snapshotChunk {
+			if err := encoded(&e); err != nil {
 				return err
 			}
 			e = Entry{}
 		}
 	}
-	done := map[urlKey]bool{}
-	for k := range f.done {
-		done[k] = true
-	}
-	for _, k := range keys(done) {
-		if len(e.Found) > 0 || len(e.Done) == snapshotChunk {
-			if err := line(&e); err != nil {
+	for _, o := range slices.Sorted(maps.Keys(f.waits)) {
+		if len(e.Done)+len(e.Waits) == snapshotChunk {
+			if err := encoded(&e); err != nil {
 				return err
 			}
 			e = Entry{}
 		}
-		e.Done = append(e.Done, Done{Key: k.key, Kind: k.kind, RevisitAt: f.done[k]})
-	}
-	origins := make([]string, 0, len(f.waits))
-	for o := range f.waits {
-		origins = append(origins, o)
-	}
-	slices.Sort(origins)
-	for _, o := range origins {
 		e.Waits = append(e.Waits, f.waits[o])
 	}
 	if e.facts() {
-		return line(&e)
+		return encoded(&e)
 	}
 	return nil
+}
+
+func compareURLKeys(a, b urlKey) int {
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.kind, b.kind))
 }

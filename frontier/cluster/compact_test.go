@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,5 +75,29 @@ func TestCompact(t *testing.T) {
 	}
 	if rest, _ := replayAll(t, a, 0, seq); !reflect.DeepEqual(rest, []Entry{{Found: []frontier.Item{later}}}) {
 		t.Errorf("the stream after the snapshot holds %+v; want only the URL routed after it", rest)
+	}
+}
+
+// TestSnapshotOfLongURLs: a snapshot of URLs as long as the config allows
+// cuts its lines by size, so that ReadSnapshot takes every one back (by
+// count alone, 500 such URLs made a line over its limit).
+func TestSnapshotOfLongURLs(t *testing.T) {
+	f := newFold()
+	long := strings.Repeat("x", 16<<10)
+	var e Entry
+	for i := range 600 {
+		u := fmt.Sprintf("http://h.test/%d/%s", i, long) // as scope.max_url_length allows, past frontier's default
+		e.Found = append(e.Found, frontier.Item{URL: frontier.URL{Request: u, Key: u, Origin: "http://h.test"}, Referrer: u})
+	}
+	if err := f.add(e); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := ReadSnapshot(&buf, func(e Entry) error { n += len(e.Found); return nil }); err != nil || n != 600 {
+		t.Fatalf("ReadSnapshot = %d URLs, %v; want 600", n, err)
 	}
 }
