@@ -256,14 +256,13 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	work := make(chan *frontier.Lease)
+	work := make(chan job)
 	var wg sync.WaitGroup
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
-			for l := range work {
-				out := c.outOf(l)
-				c.process(ctx, l)
-				c.handedBack(out)
+			for j := range work {
+				c.process(ctx, j.l)
+				c.handedBack(j.out)
 				c.wake()
 			}
 		})

@@ -22,7 +22,7 @@ func (c *Crawler) wake() {
 
 // dispatch hands leases to the workers as hosts become ready, and returns
 // when there is nothing left to do, a limit is hit, or ctx is cancelled.
-func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) error {
+func (c *Crawler) dispatch(ctx context.Context, work chan<- job) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -80,7 +80,7 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- *frontier.Lease) err
 // handOut gives lease l to a worker, unless it must wait: for what may
 // still change it (hosts.mustWait), or for max_pages. It reports false
 // when ctx ended.
-func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *frontier.Lease) bool {
+func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- job) bool {
 	if c.shared != nil {
 		if ours, at := c.shared.owns(l.Origin, c.now()); !ours {
 			c.shared.holdBack(l.Origin, at) // another worker's host, or not yet
@@ -105,13 +105,21 @@ func (c *Crawler) handOut(ctx context.Context, l *frontier.Lease, work chan<- *f
 	}
 	c.handedOut(out)
 	select {
-	case work <- l:
+	case work <- job{l, out}:
 		return true
 	case <-ctx.Done():
 		c.handedBack(out)
 		c.settle(l, release(time.Time{}))
 		return false
 	}
+}
+
+// job is a lease handed to a worker, with what was counted of it then:
+// the same is given back when it is settled, whatever a reload changed
+// meanwhile.
+type job struct {
+	l   *frontier.Lease
+	out leaseOut
 }
 
 // leaseOut is what is counted of a lease handed to a worker.
