@@ -625,7 +625,8 @@ func (s *shared) poll(ctx context.Context) {
 	s.mu.Unlock()
 	for _, w := range work {
 		n := 0
-		through, err := s.m.Replay(ctx, w.p, w.after, func(seq uint64, e cluster.Entry) error {
+		// Its log is this worker's own writing while it holds it.
+		through, err := s.m.ReplayRouted(ctx, w.p, w.after, func(seq uint64, e cluster.Entry) error {
 			n++
 			return s.apply(seq, e)
 		})

@@ -226,6 +226,18 @@ func (m *Member) appendLocked(ctx context.Context, h *hold, data []byte) (uint64
 // been passed to fn, so the next call may start there; tell Applied once
 // fn's work is done. Replay stops at fn's first error and returns it.
 func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq uint64, e Entry) error) (through uint64, err error) {
+	return m.replay(ctx, p, m.partFilter(p), after, fn)
+}
+
+// ReplayRouted is Replay of the URLs routed to partition p alone: what an
+// owner polls for while it holds p, since it wrote the rest of p's log
+// itself.
+func (m *Member) ReplayRouted(ctx context.Context, p int, after uint64, fn func(seq uint64, e Entry) error) (through uint64, err error) {
+	return m.replay(ctx, p, m.inSubject(p), after, fn)
+}
+
+// replay is Replay of the entries of partition p on subject (a filter).
+func (m *Member) replay(ctx context.Context, p int, subject string, after uint64, fn func(seq uint64, e Entry) error) (through uint64, err error) {
 	info, err := m.stream.Info(ctx)
 	if err != nil {
 		return after, fmt.Errorf("cluster: replay partition %d: %w", p, err)
@@ -233,7 +245,7 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 	through = max(after, info.State.LastSeq)
 	// Nothing new (the common case for an idle worker polling): one direct
 	// read rather than a consumer made and deleted.
-	last, err := m.stream.GetLastMsgForSubject(ctx, m.partFilter(p))
+	last, err := m.stream.GetLastMsgForSubject(ctx, subject)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return through, nil
@@ -243,7 +255,7 @@ func (m *Member) Replay(ctx context.Context, p int, after uint64, fn func(seq ui
 		return through, nil
 	}
 	cons, err := m.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{m.partFilter(p)},
+		FilterSubjects: []string{subject},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    after + 1,
 	})

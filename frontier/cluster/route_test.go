@@ -33,6 +33,17 @@ func TestRouteDedup(t *testing.T) {
 	if err != nil || stored != 0 {
 		t.Fatalf("Route again = %d, %v; want 0 stored", stored, err)
 	}
+	// What the owner wrote to its log itself is not routed.
+	if _, err := a.Append(ctx, 0, Entry{Done: []Done{{Key: items[0].Key}}}); err != nil {
+		t.Fatal(err)
+	}
+	var routed []Entry
+	if _, err := a.ReplayRouted(ctx, 0, 0, func(_ uint64, e Entry) error { routed = append(routed, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(routed) != 1 || len(routed[0].Found) != 2 || len(routed[0].Done) != 0 {
+		t.Errorf("ReplayRouted(0) = %+v; want the one batch routed to partition 0", routed)
+	}
 	last, counts, err := a.Inbound(ctx)
 	if err != nil || last == 0 || !maps.Equal(counts, map[int]uint64{0: 1, 1: 1}) {
 		t.Errorf("Inbound = %d, %v, %v; want a sequence and one message in each of partitions 0 and 1", last, counts, err)
