@@ -271,7 +271,9 @@ func TestSharedCrawlSurvivesPause(t *testing.T) {
 // through: it takes partitions over from them, and politeness holds
 // through the handovers.
 func TestSharedCrawlWorkerJoins(t *testing.T) {
-	const pages, delay = 15, 100 * time.Millisecond
+	// Slow enough that the newcomer, a process still starting when the
+	// others are a quarter through, has hosts left to take.
+	const pages, delay = 15, 300 * time.Millisecond
 	ns := startNATS(t)
 	sites := farm(t, 8, pages)
 	var ws []*workerProc
