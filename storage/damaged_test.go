@@ -166,3 +166,24 @@ func TestOpenZeroedPage(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestOpenScratch checks that only a scratch state skips syncing its
+// commits, and that what it commits is there for the rest of the run.
+func TestOpenScratch(t *testing.T) {
+	for _, scratch := range []bool{false, true} {
+		s, err := Open(t.TempDir(), StateOptions{Scratch: scratch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.DB().NoSync; got != scratch {
+			t.Errorf("Scratch %v: NoSync %v", scratch, got)
+		}
+		if err := s.Pages.Put(Page{Key: "k", URL: "u"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.Pages.Get("k"); !ok || err != nil {
+			t.Errorf("Scratch %v: Get = %v, %v", scratch, ok, err)
+		}
+		s.Close()
+	}
+}

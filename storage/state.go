@@ -33,6 +33,12 @@ type StateOptions struct {
 	// PageSize is the page size of a new database (frontier.PageSize);
 	// 0 means bbolt's default. An existing database keeps its own.
 	PageSize int
+	// Scratch opens a database that is thrown away when the run ends (an
+	// audit's temporary state_dir): its commits are not synced to disk.
+	// A killed process still loses nothing written (the kernel keeps it);
+	// a crash of the machine may leave the file damaged, which a scratch
+	// state never has to be read after.
+	Scratch bool
 }
 
 // State is the crawl's one database, state_dir/crawl.db: the page records
@@ -76,6 +82,7 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 		Timeout:      2 * time.Second,
 		FreelistType: bbolt.FreelistMapType,
 		PageSize:     opts.PageSize,
+		NoSync:       opts.Scratch,
 	})
 	if err != nil {
 		if errors.Is(err, bbolt.ErrTimeout) {

@@ -112,7 +112,7 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 		defer os.RemoveAll(dir)
 		cfg.StateDir = dir
 	}
-	return crawl(ctx, cfg, crawler.Options{NoBodies: true, Refresh: *refresh}, s, nil)
+	return crawl(ctx, cfg, crawler.Options{NoBodies: true, Refresh: *refresh, Scratch: !isSet(fs, "state-dir")}, s, nil)
 }
 
 // crawl runs one crawl to its end and prints its summary on stderr. With a
