@@ -11,7 +11,7 @@ func ExampleScan() {
 	page := `<base href="/docs/"><a href="intro" rel="nofollow">Intro</a>
 <link rel="stylesheet" href="site.css"><img src="a.png" srcset="a-2x.png 2x">
 <p style="background: url('bg.png')"><form action="search">`
-	links.Scan(strings.NewReader(page), func(r links.Ref) {
+	links.Scan([]byte(page), func(r links.Ref) {
 		fmt.Println(r.Kind, r.Tag, r.Attr, r.URL, r.Nofollow)
 	})
 	// Output:

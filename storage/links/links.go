@@ -2,7 +2,6 @@ package links
 
 import (
 	"bytes"
-	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,12 +50,11 @@ type Ref struct {
 	Anchor string
 }
 
-// Scan calls fn with every reference of the HTML document read from r, in
-// document order (see the package doc for what counts). A read error ends
-// the document where it happened.
-func Scan(r io.Reader, fn func(Ref)) {
+// Scan calls fn with every reference of the HTML document doc, in
+// document order (see the package doc for what counts).
+func Scan(doc []byte, fn func(Ref)) {
 	w := walker{visit: func(r Ref) (string, bool) { fn(r); return "", false }}
-	w.walk(html.NewTokenizer(r))
+	w.walk(newTokenizer(doc))
 }
 
 // Rewrite returns body with the references for which fn returns true
@@ -69,12 +67,13 @@ func Rewrite(body []byte, fn func(Ref) (string, bool)) []byte {
 	var out bytes.Buffer
 	out.Grow(len(body) + len(body)/16)
 	w := walker{visit: fn, out: &out}
-	w.walk(html.NewTokenizer(bytes.NewReader(body)))
+	w.walk(newTokenizer(body))
 	return out.Bytes()
 }
 
 // attr is one attribute of a tag, as the tokenizer gives it: a lower-case
-// key and a decoded value, valid until the tokenizer's next token.
+// key and a decoded value, valid until the tokenizer's next token, and not
+// to be changed (they may be the document's bytes).
 type attr struct{ key, val []byte }
 
 // walker goes through the tokens of a document, visiting the references
@@ -84,7 +83,7 @@ type walker struct {
 	out   *bytes.Buffer                   // nil: visit only
 	tag   func(name string, attrs []attr) // when set, called with each start tag of headTags
 	attrs []attr
-	raw   []byte   // a copy of the raw tag: TagAttr decodes in place
+	raw   []byte   // a copy of the raw tag: x/net/html's TagAttr, reading what the tokenizer hands over, decodes in place
 	name  []byte   // the current tag's name (see tagName)
 	vals  []string // per attribute of the tag: its new value when set[i] is 1
 	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
@@ -100,7 +99,7 @@ func (w *walker) write(b []byte) {
 	}
 }
 
-func (w *walker) walk(z *html.Tokenizer) {
+func (w *walker) walk(z *tokenizer) {
 	style := false // the text that comes next is a <style>'s
 	for {
 		tt := z.Next()
@@ -134,7 +133,7 @@ func (w *walker) walk(z *html.Tokenizer) {
 }
 
 // startTag handles a start tag and reports whether it opens a <style>.
-func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
+func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 	if w.out != nil {
 		w.raw = append(w.raw[:0], z.Raw()...)
 	}
@@ -190,7 +189,7 @@ func (w *walker) startTag(z *html.Tokenizer, tt html.TokenType) bool {
 // buffer of the walker's, valid until the next call: TagName copies it,
 // once per tag of the document. A name holding a NUL, which TagName
 // replaces, is left to TagName.
-func (w *walker) tagName(z *html.Tokenizer) []byte {
+func (w *walker) tagName(z *tokenizer) []byte {
 	raw := z.Raw()
 	i := 1 // after '<'
 	if len(raw) > 1 && raw[1] == '/' {
@@ -203,8 +202,7 @@ func (w *walker) tagName(z *html.Tokenizer) []byte {
 		case ' ', '\n', '\r', '\t', '\f', '/', '>':
 			return w.name
 		case 0:
-			name, _ := z.TagName()
-			return name
+			return z.TagName()
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'

@@ -15,7 +15,7 @@ import (
 // scan lists the references of doc, one line each.
 func scan(doc []byte) []string {
 	var out []string
-	Scan(bytes.NewReader(doc), func(r Ref) {
+	Scan(doc, func(r Ref) {
 		out = append(out, fmt.Sprintf("%s %s.%s css=%v rel=%q lang=%q nofollow=%v %q", r.Kind, r.Tag, r.Attr, r.CSS, r.Rel, r.Hreflang, r.Nofollow, r.URL))
 	})
 	return out
@@ -176,7 +176,7 @@ func TestTagName(t *testing.T) {
 	doc := `<!DOCTYPE html><HTML><Head><TITLE>t</TITLE><meta charset=utf-8/><br/><BR />` +
 		"<a\thref=x>a</A ><p\nclass=y>p</p\n><img\fsrc=i><di\x00v>n</di\x00v><h1>h</h1 x=y>" +
 		`<svg:Image xlink:href=s/><x-Y>z</x-Y><a` // an unfinished tag at the end
-	z1 := html.NewTokenizer(strings.NewReader(doc))
+	z1 := newTokenizer([]byte(doc))
 	z2 := html.NewTokenizer(strings.NewReader(doc))
 	var w walker
 	n := 0

@@ -26,16 +26,21 @@ type Page struct {
 // Content-Type, a byte order mark or a <meta charset> declares (as
 // x/net/html/charset determines it) to UTF-8 first.
 func ReadHTML(body []byte, contentType string) *Page {
-	var r io.Reader = bytes.NewReader(body)
 	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
-		r = enc.NewDecoder().Reader(r)
+		return Read(enc.NewDecoder().Reader(bytes.NewReader(body)))
 	}
-	return Read(r)
+	return readPage(body)
 }
 
 // Read reads an HTML page in UTF-8 from r. A read error ends the page where
 // it happened.
 func Read(r io.Reader) *Page {
+	doc, _ := io.ReadAll(r)
+	return readPage(doc)
+}
+
+// readPage reads the HTML page doc, in UTF-8.
+func readPage(doc []byte) *Page {
 	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
 	p.texts.anchorAt = -1
 	w := walker{
@@ -52,7 +57,7 @@ func Read(r io.Reader) *Page {
 		tag:   p.addHead,
 		texts: &p.texts,
 	}
-	w.walk(html.NewTokenizer(r))
+	w.walk(newTokenizer(doc))
 	p.texts.closeAnchor() // an <a> the page never closed
 	for _, a := range p.texts.anchors {
 		p.Refs[a.at].Anchor = a.text

@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -157,7 +156,7 @@ func checkFile(r *os.Root, name string, kind int, body []byte, rep *Report) {
 				return // its relative references lead away from the mirror
 			}
 		}
-		links.Scan(bytes.NewReader(body), func(ref links.Ref) {
+		links.Scan(body, func(ref links.Ref) {
 			if ref.Kind != links.Base && ref.Kind != links.Form {
 				collect(ref.URL) // a form's target is no link of the mirror (see RewriteHTML)
 			}

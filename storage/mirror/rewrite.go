@@ -236,7 +236,7 @@ func findBase(body []byte) (string, bool) {
 		return "", false
 	}
 	href, found := "", false
-	links.Scan(bytes.NewReader(body), func(ref links.Ref) {
+	links.Scan(body, func(ref links.Ref) {
 		if ref.Kind == links.Base && !found {
 			href, found = ref.URL, true
 		}

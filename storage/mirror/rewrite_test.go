@@ -370,7 +370,7 @@ func meanings(doc []byte, page *url.URL) []string {
 		base = baseURL(page, href)
 	}
 	var out []string
-	links.Scan(bytes.NewReader(doc), func(r links.Ref) {
+	links.Scan(doc, func(r links.Ref) {
 		if r.Kind == links.Base {
 			return
 		}

@@ -1,0 +1,489 @@
+package links
+
+import (
+	"bytes"
+
+	"golang.org/x/net/html"
+)
+
+// tokenizer gives the tokens of a document held in memory exactly as
+// x/net/html's Tokenizer gives them: the same types, the same raw bytes,
+// the same tag names, attributes and text. Its methods are those of
+// Tokenizer that walker uses, with their meanings.
+//
+// It exists for speed. Tokenizer reads through an io.Reader a byte at a
+// time, which made tokenizing two thirds of the crawler's parsing and a
+// third of a docs mirror's CPU; this one skips text with bytes.IndexByte
+// to the next '<', and reads tags, comments and raw text from the slice.
+//
+// It reads the common constructs (text, start and end tags, comments,
+// doctypes, the raw text of script, style, title, ...) itself and leaves
+// the rare and intricate ones to x/net/html: a bogus comment, "<?", "</>",
+// "<![CDATA[", a script holding "<!--" (the script-escape states), and any
+// token the end of the document cuts short. From such a token on, the
+// rest of the document is read by a Tokenizer started there, which is then
+// in the state the whole document's would be in. Attribute values and text
+// that need decoding (character references, CR, NUL) are decoded by
+// x/net/html too. FuzzTokenizer checks that the two agree on every token.
+type tokenizer struct {
+	doc    []byte
+	pos    int // where the next token starts
+	tt     html.TokenType
+	raw    span // the current token
+	data   span // a tag's name, a text's text
+	attrs  []attrSpan
+	seen   map[string]bool // lower-cased keys of attrs, for a tag with many
+	nAttr  int             // attributes TagAttr returned
+	tagAt  int             // where the last start tag began
+	rawTag string          // the element whose raw text comes next, "" none
+	// Of the current text token: its text is not decoded (script,
+	// style, ...), and a NUL in it is replaced (raw text and RCDATA).
+	textIsRaw, convertNUL bool
+	keys                  []byte          // lower-cased keys of the current tag
+	exact                 *html.Tokenizer // the current tag, when its attributes need decoding
+	slow                  *html.Tokenizer // the rest of the document, once handed over
+}
+
+type span struct{ start, end int }
+
+type attrSpan struct{ key, val span }
+
+func newTokenizer(doc []byte) *tokenizer { return &tokenizer{doc: doc} }
+
+// manyAttrs is the count of attributes beyond which a tag's keys are
+// looked up in a map rather than compared one by one.
+const manyAttrs = 16
+
+// rawElements are the elements whose content is raw text or RCDATA to
+// the tokenizer.
+var rawElements = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "noscript": true, "plaintext": true,
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// handOver leaves the rest of the document, from at, to x/net/html. With
+// skip, the token at at (a start tag) was given already.
+func (z *tokenizer) handOver(at int, skip bool) html.TokenType {
+	z.slow = html.NewTokenizer(bytes.NewReader(z.doc[at:]))
+	if skip {
+		z.slow.Next()
+	}
+	z.tt = z.slow.Next()
+	return z.tt
+}
+
+// Next scans the next token and returns its type.
+func (z *tokenizer) Next() html.TokenType {
+	if z.slow != nil {
+		z.tt = z.slow.Next()
+		return z.tt
+	}
+	z.attrs, z.nAttr, z.exact, z.seen = z.attrs[:0], 0, nil, nil
+	z.raw = span{z.pos, z.pos}
+	z.data = z.raw
+	if tag := z.rawTag; tag != "" {
+		z.rawTag = ""
+		end, ok := z.rawTextEnd(tag)
+		if !ok {
+			return z.handOver(z.tagAt, true)
+		}
+		if end > z.pos {
+			z.raw, z.data, z.pos = span{z.pos, end}, span{z.pos, end}, end
+			z.textIsRaw = tag != "textarea" && tag != "title"
+			z.convertNUL = true
+			z.tt = html.TextToken
+			return z.tt
+		}
+	}
+	z.textIsRaw, z.convertNUL = false, false
+	doc, start := z.doc, z.pos
+	i := start
+	for {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 || i+j+1 >= len(doc) {
+			i = len(doc)
+			break
+		}
+		i += j
+		if c := doc[i+1]; isLetter(c) || c == '/' || c == '!' || c == '?' {
+			break
+		}
+		i++ // this '<' is text
+	}
+	if i > start {
+		z.raw, z.data, z.pos = span{start, i}, span{start, i}, i
+		z.tt = html.TextToken
+		return z.tt
+	}
+	if i >= len(doc) {
+		z.tt = html.ErrorToken
+		return z.tt
+	}
+	switch c := doc[i+1]; {
+	case isLetter(c):
+		return z.tag(i, true)
+	case c == '/' && i+2 < len(doc) && isLetter(doc[i+2]):
+		return z.tag(i, false)
+	case c == '!' && bytes.HasPrefix(doc[i+2:], []byte("--")):
+		return z.comment(i)
+	case c == '!' && len(doc) >= i+9 && equalFold(doc[i+2:i+9], "doctype"):
+		end := bytes.IndexByte(doc[i+9:], '>')
+		if end < 0 {
+			return z.handOver(i, false)
+		}
+		z.pos = i + 9 + end + 1
+		z.raw = span{i, z.pos}
+		z.tt = html.DoctypeToken
+		return z.tt
+	}
+	return z.handOver(i, false)
+}
+
+// comment reads the comment starting at i ("<!--"), ending it where
+// x/net/html does: at "-->", "--!>", or the '>' of "<!-->" and "<!--->".
+func (z *tokenizer) comment(i int) html.TokenType {
+	doc := z.doc
+	dashes, beginning := 0, true
+	for k := i + 4; k < len(doc); k++ {
+		switch doc[k] {
+		case '-':
+			dashes++
+			continue
+		case '>':
+			if dashes >= 2 || beginning {
+				return z.token(html.CommentToken, i, k+1)
+			}
+		case '!':
+			if dashes >= 2 {
+				k++
+				if k >= len(doc) {
+					return z.handOver(i, false)
+				}
+				switch doc[k] {
+				case '>':
+					return z.token(html.CommentToken, i, k+1)
+				case '-':
+					dashes, beginning = 1, false
+					continue
+				}
+			}
+		}
+		dashes, beginning = 0, false
+	}
+	return z.handOver(i, false)
+}
+
+func (z *tokenizer) token(tt html.TokenType, start, end int) html.TokenType {
+	z.raw, z.pos, z.tt = span{start, end}, end, tt
+	return tt
+}
+
+// tag reads the start (or end) tag starting at i with its attributes, as
+// x/net/html's readTag does; a tag the document ends in is handed over.
+func (z *tokenizer) tag(i int, start bool) html.TokenType {
+	doc := z.doc
+	k := i + 1
+	if !start {
+		k++
+	}
+	// The name: up to white space (consumed), '/' or '>'.
+	z.data.start = k
+	for k++; ; k++ {
+		if k >= len(doc) {
+			return z.handOver(i, false)
+		}
+		if c := doc[k]; isSpace(c) {
+			z.data.end = k
+			k++
+			break
+		} else if c == '/' || c == '>' {
+			z.data.end = k
+			break
+		}
+	}
+	k = z.skipSpace(k)
+	for k < len(doc) && doc[k] != '>' {
+		var a attrSpan
+		// The key: up to white space, '/', '>', or an '=' not first.
+		a.key.start = k
+		for ; k < len(doc); k++ {
+			c := doc[k]
+			if c == '=' && k == a.key.start {
+				continue
+			}
+			if isSpace(c) || c == '/' || c == '>' || c == '=' {
+				break
+			}
+		}
+		a.key.end = k
+		// The value.
+		a.val = span{k, k}
+		k = z.skipSpace(k)
+		if k >= len(doc) {
+			break
+		}
+		switch doc[k] {
+		case '/':
+			k++
+		case '=':
+			k = z.skipSpace(k + 1)
+			if k >= len(doc) {
+				break
+			}
+			switch q := doc[k]; q {
+			case '>':
+			case '\'', '"':
+				end := bytes.IndexByte(doc[k+1:], q)
+				if end < 0 {
+					k = len(doc)
+					break
+				}
+				a.val = span{k + 1, k + 1 + end}
+				k += end + 2
+			default:
+				a.val.start = k
+				for k++; k < len(doc) && !isSpace(doc[k]) && doc[k] != '>'; k++ {
+				}
+				a.val.end = k
+				if k < len(doc) && doc[k] != '>' {
+					k++ // the white space after it
+				}
+			}
+		}
+		if start && a.key.end > a.key.start && !z.hasKey(doc[a.key.start:a.key.end]) {
+			z.attrs = append(z.attrs, a)
+		}
+		k = z.skipSpace(k)
+	}
+	if k >= len(doc) {
+		return z.handOver(i, false)
+	}
+	k++ // '>'
+	z.raw, z.pos = span{i, k}, k
+	if !start {
+		z.tt = html.EndTagToken
+		return z.tt
+	}
+	z.tagAt = i
+	if name := doc[z.data.start:z.data.end]; len(name) <= len("plaintext") {
+		var buf [len("plaintext")]byte
+		if low := lower(buf[:0], name); rawElements[string(low)] {
+			z.rawTag = string(low)
+		}
+	}
+	z.tt = html.StartTagToken
+	if n := len(z.attrs); doc[k-2] == '/' && (n == 0 || k-2 != z.attrs[n-1].val.end-1) {
+		z.tt = html.SelfClosingTagToken
+	}
+	return z.tt
+}
+
+// lowerBit is what ORing an ASCII letter with lower-cases it: 0x20 for
+// 'A'..'Z', 0 for any other byte.
+func lowerBit(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return 0x20
+	}
+	return 0
+}
+
+func (z *tokenizer) skipSpace(k int) int {
+	for k < len(z.doc) && isSpace(z.doc[k]) {
+		k++
+	}
+	return k
+}
+
+// hasKey reports whether the tag has an attribute key already (ASCII case
+// folded); x/net/html keeps the first of each.
+func (z *tokenizer) hasKey(key []byte) bool {
+	if len(z.attrs) < manyAttrs {
+		for _, a := range z.attrs {
+			if equalFoldBytes(z.doc[a.key.start:a.key.end], key) {
+				return true
+			}
+		}
+		return false
+	}
+	if z.seen == nil {
+		z.seen = make(map[string]bool, 2*manyAttrs)
+		for _, a := range z.attrs {
+			z.seen[string(lower(nil, z.doc[a.key.start:a.key.end]))] = true
+		}
+	}
+	low := string(lower(nil, key))
+	if z.seen[low] {
+		return true
+	}
+	z.seen[low] = true
+	return false
+}
+
+// lower appends b to dst with ASCII letters lower-cased, as x/net/html
+// lower-cases names (bytes.ToLower would change other letters too).
+func lower(dst, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, c|lowerBit(c))
+	}
+	return dst
+}
+
+// equalFoldBytes is bytes.EqualFold for ASCII only, as x/net/html folds keys.
+func equalFoldBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i]|lowerBit(a[i]) != b[i]|lowerBit(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawTextEnd returns where the raw text of tag, starting at z.pos, ends:
+// at "</tag" followed by white space, '/' or '>', in any case, or at the
+// end of the document. It reports false for a script whose text holds
+// "<!--", which x/net/html reads by the script-escape rules.
+func (z *tokenizer) rawTextEnd(tag string) (int, bool) {
+	doc := z.doc
+	if tag == "plaintext" {
+		return len(doc), true
+	}
+	end := len(doc)
+	for i := z.pos; ; {
+		j := bytes.IndexByte(doc[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		if k := i + 2 + len(tag); k < len(doc) && doc[i+1] == '/' && equalFold(doc[i+2:k], tag) &&
+			(isSpace(doc[k]) || doc[k] == '/' || doc[k] == '>') {
+			end = i
+			break
+		}
+		i++
+	}
+	if tag == "script" && bytes.Contains(doc[z.pos:end], []byte("<!--")) {
+		return 0, false
+	}
+	return end, true
+}
+
+// NextIsNotRawText says the text after the current start tag is markup.
+func (z *tokenizer) NextIsNotRawText() {
+	if z.slow != nil {
+		z.slow.NextIsNotRawText()
+		return
+	}
+	z.rawTag = ""
+}
+
+// Raw returns the current token's bytes, as they are in the document.
+func (z *tokenizer) Raw() []byte {
+	if z.slow != nil {
+		return z.slow.Raw()
+	}
+	return z.doc[z.raw.start:z.raw.end]
+}
+
+// Text returns the decoded text of a text token (nil for any other), as
+// Tokenizer.Text does. It may be the document's own bytes: do not change it.
+func (z *tokenizer) Text() []byte {
+	if z.slow != nil {
+		if z.tt != html.TextToken {
+			return nil
+		}
+		return z.slow.Text()
+	}
+	if z.tt != html.TextToken {
+		return nil
+	}
+	s := z.doc[z.data.start:z.data.end]
+	hasNUL := z.convertNUL && bytes.IndexByte(s, 0) >= 0
+	if !hasNUL && bytes.IndexByte(s, '\r') < 0 && (z.textIsRaw || bytes.IndexByte(s, '&') < 0) {
+		return s
+	}
+	s = bytes.ReplaceAll(s, []byte("\r\n"), []byte("\n"))
+	s = bytes.ReplaceAll(s, []byte("\r"), []byte("\n"))
+	if hasNUL {
+		s = bytes.ReplaceAll(s, []byte{0}, []byte("\ufffd"))
+	}
+	if !z.textIsRaw {
+		s = []byte(html.UnescapeString(string(s)))
+	}
+	return s
+}
+
+// TagName returns the lower-cased name of a tag token, a NUL in it
+// replaced, as Tokenizer.TagName does (without its second result).
+func (z *tokenizer) TagName() []byte {
+	if z.slow != nil {
+		name, _ := z.slow.TagName()
+		return name
+	}
+	switch z.tt {
+	case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+		return lower(nil, bytes.ReplaceAll(z.doc[z.data.start:z.data.end], []byte{0}, []byte("\ufffd")))
+	}
+	return nil
+}
+
+// TagAttr returns the lower-cased key and decoded value of the start tag's
+// next attribute, and whether there are more, as Tokenizer.TagAttr does.
+// The slices hold until the next call of Next; do not change them.
+func (z *tokenizer) TagAttr() (key, val []byte, more bool) {
+	if z.slow != nil {
+		return z.slow.TagAttr()
+	}
+	if z.tt != html.StartTagToken && z.tt != html.SelfClosingTagToken || z.nAttr >= len(z.attrs) {
+		return nil, nil, false
+	}
+	if z.nAttr == 0 && z.exact == nil && z.needsDecoding() {
+		// Read the tag again with x/net/html, which decodes its values.
+		z.exact = html.NewTokenizer(bytes.NewReader(z.Raw()))
+		z.exact.Next()
+	}
+	if z.exact != nil {
+		z.nAttr++
+		return z.exact.TagAttr()
+	}
+	if z.nAttr == 0 {
+		z.keys = z.keys[:0]
+		if cap(z.keys) < len(z.Raw()) {
+			z.keys = make([]byte, 0, len(z.Raw())) // never grown: earlier keys stay valid
+		}
+	}
+	a := z.attrs[z.nAttr]
+	z.nAttr++
+	key = z.doc[a.key.start:a.key.end]
+	for _, c := range key {
+		if lowerBit(c) != 0 {
+			n := len(z.keys)
+			z.keys = lower(z.keys, key)
+			key = z.keys[n:len(z.keys):len(z.keys)]
+			break
+		}
+	}
+	return key, z.doc[a.val.start:a.val.end], z.nAttr < len(z.attrs)
+}
+
+// needsDecoding reports whether an attribute of the current tag holds a
+// character reference, a CR or a NUL.
+func (z *tokenizer) needsDecoding() bool {
+	for _, a := range z.attrs {
+		if bytes.IndexByte(z.doc[a.key.start:a.key.end], 0) >= 0 {
+			return true
+		}
+		for _, c := range z.doc[a.val.start:a.val.end] {
+			if c == '&' || c == '\r' || c == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
