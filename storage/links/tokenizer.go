@@ -18,9 +18,8 @@ import (
 //
 // It reads the common constructs (text, start and end tags, comments,
 // doctypes, the raw text of script, style, title, ...) itself and leaves
-// the rare and intricate ones to x/net/html: a bogus comment, "<?", "</>",
-// "<![CDATA[", a script holding "<!--" (the script-escape states), and any
-// token the end of the document cuts short. From such a token on, the
+// the rare and intricate ones to x/net/html: a script holding "<!--" (the
+// script-escape states), and any token the end of the document cuts short. From such a token on, the
 // rest of the document is read by a Tokenizer started there, which is then
 // in the state the whole document's would be in. Attribute values and text
 // that need decoding (character references, CR, NUL) are decoded by
@@ -131,16 +130,23 @@ func (z *tokenizer) Next() html.TokenType {
 	case c == '!' && bytes.HasPrefix(doc[i+2:], []byte("--")):
 		return z.comment(i)
 	case c == '!' && len(doc) >= i+9 && equalFold(doc[i+2:i+9], "doctype"):
-		end := bytes.IndexByte(doc[i+9:], '>')
-		if end < 0 {
-			return z.handOver(i, false)
-		}
-		z.pos = i + 9 + end + 1
-		z.raw = span{i, z.pos}
-		z.tt = html.DoctypeToken
-		return z.tt
+		return z.untilClose(i, i+9, html.DoctypeToken)
+	case c == '!' && len(doc) >= i+4, c == '?', c == '/':
+		// A bogus comment: "<!" but a comment or doctype (CDATA
+		// included, as x/net/html reads it by default), "<?xml ...?>",
+		// or "</" and no letter.
+		return z.untilClose(i, i+2, html.CommentToken)
 	}
 	return z.handOver(i, false)
+}
+
+// untilClose ends the token that starts at i at the first '>' from from.
+func (z *tokenizer) untilClose(i, from int, tt html.TokenType) html.TokenType {
+	end := bytes.IndexByte(z.doc[from:], '>')
+	if end < 0 {
+		return z.handOver(i, false)
+	}
+	return z.token(tt, i, from+end+1)
 }
 
 // comment reads the comment starting at i ("<!--"), ending it where

@@ -114,7 +114,8 @@ var tokenCases = []string{
 	"<plaintext>a<b></plaintext>&amp;", "<plaintext>", "<PlainText>a\x00b\r\n", "<style>a</STYLE\n>b", "<style>a</style\t",
 	"<title>a</titlex></title>", "<titlex>a</titlex>", "<scripts>a</scripts>", "a&amp;b&lt;c&notit;d&#x41;&#65;\x00e\r\nf\rg",
 	"a&", "&amp", "<a>&amp;</a>", "<svg><![CDATA[<a href=x>]]></svg>", "<a href=x><!-- <a href=y> -->",
-	"<table><td background=x>", "<meta http-equiv=refresh content='0; url=x'>", "<img srcset='a 1x, b 2x'>",
+	"<table><td background=x>", "<?xml version='1.0' encoding='UTF-8'?>\n<!DOCTYPE html><a href=x>", "<?", "<?>", "<?x",
+	"<!>", "<!>a", "<!a", "<!ab", "<!abc", "<!a>", "<!->", "<!DOC>", "<!DOCTY", "</ ", "</ >", "</1>a", "</\x00>", "<meta http-equiv=refresh content='0; url=x'>", "<img srcset='a 1x, b 2x'>",
 }
 
 func TestTokenizerAgrees(t *testing.T) {
