@@ -412,18 +412,28 @@ func (z *tokenizer) Text() []byte {
 	if z.tt != html.TextToken {
 		return nil
 	}
-	s := z.doc[z.data.start:z.data.end]
-	hasNUL := z.convertNUL && bytes.IndexByte(s, 0) >= 0
-	if !hasNUL && bytes.IndexByte(s, '\r') < 0 && (z.textIsRaw || bytes.IndexByte(s, '&') < 0) {
-		return s
-	}
-	s = bytes.ReplaceAll(s, []byte("\r\n"), []byte("\n"))
-	s = bytes.ReplaceAll(s, []byte("\r"), []byte("\n"))
-	if hasNUL {
-		s = bytes.ReplaceAll(s, []byte{0}, []byte("\ufffd"))
-	}
-	if !z.textIsRaw {
+	s := convert(z.doc[z.data.start:z.data.end], z.convertNUL)
+	if !z.textIsRaw && bytes.IndexByte(s, '&') >= 0 {
 		s = []byte(html.UnescapeString(string(s)))
+	}
+	return s
+}
+
+var (
+	nul         = []byte{0}
+	replacement = []byte("\ufffd")
+)
+
+// convert returns s with "\r\n" and "\r" made "\n" and, when nuls is
+// set, NUL replaced by U+FFFD, as x/net/html converts text and attribute
+// values; s itself when nothing changes.
+func convert(s []byte, nuls bool) []byte {
+	if nuls && bytes.IndexByte(s, 0) >= 0 {
+		s = bytes.ReplaceAll(s, nul, replacement)
+	}
+	if bytes.IndexByte(s, '\r') >= 0 {
+		s = bytes.ReplaceAll(s, []byte("\r\n"), []byte("\n"))
+		s = bytes.ReplaceAll(s, []byte("\r"), []byte("\n"))
 	}
 	return s
 }
@@ -437,7 +447,7 @@ func (z *tokenizer) TagName() []byte {
 	}
 	switch z.tt {
 	case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
-		return lower(nil, bytes.ReplaceAll(z.doc[z.data.start:z.data.end], []byte{0}, []byte("\ufffd")))
+		return lower(nil, bytes.ReplaceAll(z.doc[z.data.start:z.data.end], nul, replacement))
 	}
 	return nil
 }
@@ -452,47 +462,88 @@ func (z *tokenizer) TagAttr() (key, val []byte, more bool) {
 	if z.tt != html.StartTagToken && z.tt != html.SelfClosingTagToken || z.nAttr >= len(z.attrs) {
 		return nil, nil, false
 	}
-	if z.nAttr == 0 && z.exact == nil && z.needsDecoding() {
-		// Read the tag again with x/net/html, which decodes its values.
-		z.exact = html.NewTokenizer(bytes.NewReader(z.Raw()))
-		z.exact.Next()
-	}
-	if z.exact != nil {
-		z.nAttr++
-		return z.exact.TagAttr()
-	}
 	if z.nAttr == 0 {
+		if z.needsTokenizer() {
+			// Read the tag again with x/net/html, which decodes its values.
+			z.exact = html.NewTokenizer(bytes.NewReader(z.Raw()))
+			z.exact.Next()
+		}
 		z.keys = z.keys[:0]
 		if cap(z.keys) < len(z.Raw()) {
 			z.keys = make([]byte, 0, len(z.Raw())) // never grown: earlier keys stay valid
 		}
 	}
+	if z.exact != nil {
+		z.nAttr++
+		return z.exact.TagAttr()
+	}
 	a := z.attrs[z.nAttr]
 	z.nAttr++
 	key = z.doc[a.key.start:a.key.end]
-	for _, c := range key {
-		if lowerBit(c) != 0 {
-			n := len(z.keys)
-			z.keys = lower(z.keys, key)
-			key = z.keys[n:len(z.keys):len(z.keys)]
-			break
-		}
+	switch {
+	case bytes.IndexByte(key, 0) >= 0:
+		key = lower(nil, bytes.ReplaceAll(key, nul, replacement))
+	case bytes.ContainsFunc(key, func(r rune) bool { return 'A' <= r && r <= 'Z' }):
+		n := len(z.keys)
+		z.keys = lower(z.keys, key)
+		key = z.keys[n:len(z.keys):len(z.keys)]
 	}
-	return key, z.doc[a.val.start:a.val.end], z.nAttr < len(z.attrs)
+	val = convert(z.doc[a.val.start:a.val.end], true)
+	if bytes.IndexByte(val, '&') >= 0 {
+		val = []byte(html.UnescapeString(string(val))) // as in an attribute: see needsTokenizer
+	}
+	return key, val, z.nAttr < len(z.attrs)
 }
 
-// needsDecoding reports whether an attribute of the current tag holds a
-// character reference, a CR or a NUL.
-func (z *tokenizer) needsDecoding() bool {
+// needsTokenizer reports whether a value of the current tag holds a
+// character reference that x/net/html decodes otherwise in an attribute
+// than in text (html.UnescapeString): those it decodes only in text.
+func (z *tokenizer) needsTokenizer() bool {
 	for _, a := range z.attrs {
-		if bytes.IndexByte(z.doc[a.key.start:a.key.end], 0) >= 0 {
+		if !sameInAttribute(z.doc[a.val.start:a.val.end]) {
 			return true
-		}
-		for _, c := range z.doc[a.val.start:a.val.end] {
-			if c == '&' || c == '\r' || c == 0 {
-				return true
-			}
 		}
 	}
 	return false
 }
+
+// sameInAttribute reports whether every character reference of v means
+// the same in an attribute value as in text. The two differ for a named
+// reference that is not a whole entity name, such as "&notit;" or "&ampx"
+// (text decodes the longest entity it starts with, "&not", an attribute
+// keeps it as written), and for one without ';' before '=', such as
+// "&amp=" (kept in an attribute). A whole name decodes in both; so does a
+// numeric reference; an '&' before no name stays in both.
+func sameInAttribute(v []byte) bool {
+	for i := bytes.IndexByte(v, '&'); i >= 0; {
+		j := i + 1
+		for j < len(v) && isAlnum(v[j]) {
+			j++
+		}
+		if j > i+1 { // a name
+			semi := j < len(v) && v[j] == ';'
+			if !semi && j < len(v) && v[j] == '=' {
+				return false
+			}
+			if semi {
+				j++
+			}
+			ref := string(v[i:j])
+			// Decoded whole, the reference gives one or two characters
+			// and nothing of it is left; decoded in part, its end is left
+			// as written. (An entity that decodes to its own last byte,
+			// as "&semi;" does, is taken for a part, to be safe.)
+			if got := html.UnescapeString(ref); got != ref && got[len(got)-1] == ref[len(ref)-1] {
+				return false
+			}
+		}
+		k := bytes.IndexByte(v[j:], '&')
+		if k < 0 {
+			break
+		}
+		i = j + k
+	}
+	return true
+}
+
+func isAlnum(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' }

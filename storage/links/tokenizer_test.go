@@ -115,6 +115,9 @@ var tokenCases = []string{
 	"<title>a</titlex></title>", "<titlex>a</titlex>", "<scripts>a</scripts>", "a&amp;b&lt;c&notit;d&#x41;&#65;\x00e\r\nf\rg",
 	"a&", "&amp", "<a>&amp;</a>", "<svg><![CDATA[<a href=x>]]></svg>", "<a href=x><!-- <a href=y> -->",
 	"<table><td background=x>", "<?xml version='1.0' encoding='UTF-8'?>\n<!DOCTYPE html><a href=x>", "<?", "<?>", "<?x",
+	"<a b='&amp='>", "<a b='&semi;&colon;'>", "<a b='&ampx;y'>", "<a b='&copy'>", "<a b='&copy=x'>", "<a b='&#65;&#x42'>",
+	"<a b='x&'>", "<a b='&&amp;'>", "<a b='&nGt;'>", "<a b=&>", `<a b="&a&amp;&b=">`, "<a b='&#'>", "<a b='&#x;'>",
+	"<a b='&amp;' c='&notit;'>", "<a b='&Amp;'>", "<a b='&AMP;&AMP'>", "<a b='&lt\r\n&gt'>", "<a b='\x00&amp;'>",
 	"<!>", "<!>a", "<!a", "<!ab", "<!abc", "<!a>", "<!->", "<!DOC>", "<!DOCTY", "</ ", "</ >", "</1>a", "</\x00>", "<meta http-equiv=refresh content='0; url=x'>", "<img srcset='a 1x, b 2x'>",
 }
 
