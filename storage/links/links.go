@@ -368,8 +368,13 @@ func (w *walker) refs(tag string) bool {
 		if key == "xlink:href" {
 			key = "href"
 		}
-		if first(w.attrs[:i], key) {
-			continue // the tree builder keeps the first of a key only
+		if key == "href" && first(w.attrs[:i], key) {
+			// The tree builder keeps the first of a key only. The
+			// tokenizer gives each key once, so only href and
+			// xlink:href, which count as one, can meet here; looking
+			// back for every key made a tag of many attributes
+			// quadratic.
+			continue
 		}
 		role, ref := attrRole(tag, key, w.attrs)
 		if role == roleNone {
