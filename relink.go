@@ -107,6 +107,10 @@ func (r *relinker) relinkPeriod() time.Duration {
 // relinkBatch is how many pages one read of the page records gathers.
 const relinkBatch = 1000
 
+// relinkMarks is how many relinked pages' records one transaction marks:
+// their URLs are held, and workers kept off them, until it commits.
+const relinkMarks = 100
+
 // relinkMirror ends a pass of a mirror with mirror_links: relative: the
 // links of every HTML and CSS page saved since the last pass are rewritten
 // to the mirror's files (links to pages not in the mirror become
@@ -166,6 +170,7 @@ func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error
 // their URL (site.css for /css/site, a query's '@').
 func (r *relinker) relinkPages() (done, busy int, err error) {
 	rewritten := map[string]bool{} // mirror paths rewritten in this pass
+	located := r.locator()
 	for {
 		var batch []storage.Page
 		err = r.pages.ForEach(func(p storage.Page) error {
@@ -181,16 +186,38 @@ func (r *relinker) relinkPages() (done, busy int, err error) {
 			return done, busy, fmt.Errorf("read page records: %w", err)
 		}
 		left := 0
-		for _, p := range batch {
-			ok, err := r.relinkIdle(p.Key, rewritten)
+		var marks []storage.Page // relinked, their URLs held until the records say so
+		mark := func() error {
+			err := r.pages.PutAll(marks)
+			for _, p := range marks {
+				r.visiting.drop(p.Key)
+			}
 			if err != nil {
-				return done, busy + left, err
+				return fmt.Errorf("save page records: %w", err)
 			}
-			if ok {
-				done++
-			} else {
+			done += len(marks)
+			marks = marks[:0]
+			return nil
+		}
+		for _, p := range batch {
+			rec, visited, err := r.relinkIdle(p.Key, rewritten, located)
+			switch {
+			case err != nil:
+				return done, busy + left, errors.Join(err, mark())
+			case !visited:
 				left++ // the next pass tries again
+			case rec == nil:
+				done++
+			default:
+				if marks = append(marks, *rec); len(marks) == relinkMarks {
+					if err := mark(); err != nil {
+						return done, busy + left, err
+					}
+				}
 			}
+		}
+		if err := mark(); err != nil {
+			return done, busy + left, err
 		}
 		busy += left
 		if len(batch) < relinkBatch || left == len(batch) {
@@ -202,32 +229,35 @@ func (r *relinker) relinkPages() (done, busy int, err error) {
 // relinkIdle relinks the page of key unless a worker is visiting it: in a
 // daemon a revisit may be saving a new body and page record at this very
 // moment, which a rewrite of the old file and a write of the record read
-// before would undo. Such a page is left for the next pass, and false
-// returned. The record is read again once the URL is held. A file in
-// rewritten is not rewritten again; a file rewritten is added.
-func (r *relinker) relinkIdle(key string, rewritten map[string]bool) (bool, error) {
+// before would undo. Such a page is left for the next pass, and visited is
+// false. The record is read again once the URL is held. A file in
+// rewritten is not rewritten again; a file rewritten is added. located
+// says where the mirror keeps a link's target (see locator).
+//
+// A page relinked is returned as its record marked Relinked, with its URL
+// still held: the caller writes the records of many in one transaction
+// (a commit each took longer than the rewrite), then lets the URLs go.
+func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located func(*url.URL) (string, bool)) (rec *storage.Page, visited bool, err error) {
 	if !r.visiting.hold(key) {
-		return false, nil
+		return nil, false, nil
 	}
-	defer r.visiting.drop(key)
 	p, ok, err := r.pages.Get(key)
-	if err != nil {
-		return false, fmt.Errorf("read page record: %w", err)
-	}
-	if !ok || p.Relinked || p.MirrorPath == "" {
-		return true, nil // changed since the batch was read: nothing to do now
+	if err != nil || !ok || p.Relinked || p.MirrorPath == "" {
+		// Changed since the batch was read: nothing to do now.
+		r.visiting.drop(key)
+		if err != nil {
+			return nil, false, fmt.Errorf("read page record: %w", err)
+		}
+		return nil, true, nil
 	}
 	if !rewritten[p.MirrorPath] {
-		if err := r.relinkPage(p); err != nil {
+		if err := r.relinkPage(p, located); err != nil {
 			r.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
 		}
 		rewritten[p.MirrorPath] = true
 	}
 	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
-	if err := r.pages.Put(p); err != nil {
-		return false, fmt.Errorf("save page record: %w", err)
-	}
-	return true, nil
+	return &p, true, nil
 }
 
 // errBatchFull stops a walk of the page records once a batch is gathered.
@@ -237,7 +267,7 @@ var errBatchFull = errors.New("batch full")
 // body p describes (its Hash): a file that does not was rewritten already,
 // for another URL saved at the same path (/py/ and /py/index.html) in an
 // earlier pass, or holds that URL's body, which its own record relinks.
-func (r *relinker) relinkPage(p storage.Page) error {
+func (r *relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bool)) error {
 	u := mustParse(p.URL)
 	m := r.out.mirror
 	self, err := m.Locate(u, p.ContentType)
@@ -252,13 +282,40 @@ func (r *relinker) relinkPage(p storage.Page) error {
 		return nil
 	}
 	if isCSS(p.ContentType) {
-		body, _ = mirror.RewriteCSS(body, u, self, r.mirrored)
+		body, _ = mirror.RewriteCSS(body, u, self, located)
 	} else {
-		body, _ = mirror.RewriteHTML(body, u, self, r.mirrored)
+		body, _ = mirror.RewriteHTML(body, u, self, located)
 	}
 	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
 	return err
 }
+
+// locator returns mirrored with a memory of the targets it looked up, for
+// one pass: the pages of a site link to the same few pages over and over
+// (a docs mirror: 132,000 links to 1,700 files), and each look-up reads
+// and decodes a page record. It forgets all past maxLocated targets.
+func (r *relinker) locator() func(*url.URL) (string, bool) {
+	type at struct {
+		path string
+		ok   bool
+	}
+	seen := map[string]at{}
+	return func(target *url.URL) (string, bool) {
+		key := target.String()
+		if a, ok := seen[key]; ok {
+			return a.path, a.ok
+		}
+		if len(seen) == maxLocated {
+			clear(seen)
+		}
+		path, ok := r.mirrored(target)
+		seen[key] = at{path, ok}
+		return path, ok
+	}
+}
+
+// maxLocated bounds the targets a locator remembers.
+const maxLocated = 100_000
 
 // mirrored says where the mirror keeps target, if it does. A URL that
 // redirected is kept where the end of its chain is, as wget -k links it:

@@ -78,6 +78,21 @@ func (ps *Pages) Put(p Page) error {
 	return ps.db.Update(func(tx *bbolt.Tx) error { return ps.PutTx(tx, p) })
 }
 
+// PutAll stores each of ps, in one transaction.
+func (ps *Pages) PutAll(pages []Page) error {
+	if len(pages) == 0 {
+		return nil
+	}
+	return ps.db.Update(func(tx *bbolt.Tx) error {
+		for _, p := range pages {
+			if err := ps.PutTx(tx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // PutTx stores p under p.Key within tx, a writable transaction of the
 // database given to NewPages, so that a page's record can be committed with
 // the frontier's own changes.

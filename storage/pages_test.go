@@ -192,3 +192,28 @@ func TestContentHash(t *testing.T) {
 		t.Errorf("ContentHash(nil) = %s", got)
 	}
 }
+
+// TestPagesPutAll stores several records in one call, and none for an
+// empty list.
+func TestPagesPutAll(t *testing.T) {
+	ps, _ := newTestPages(t)
+	if err := ps.PutAll(nil); err != nil {
+		t.Fatalf("PutAll(nil) = %v", err)
+	}
+	want := []Page{fullPage(), {Key: "k2", URL: "u2", Relinked: true}}
+	if err := ps.PutAll(want); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		got, ok, err := ps.Get(w.Key)
+		if err != nil || !ok || !reflect.DeepEqual(got, w) {
+			t.Errorf("Get(%q) = %+v, %v, %v; want %+v", w.Key, got, ok, err, w)
+		}
+	}
+	if err := ps.PutAll([]Page{{Key: "k3"}, {}}); err == nil {
+		t.Error("PutAll with an empty key: no error")
+	}
+	if _, ok, _ := ps.Get("k3"); ok {
+		t.Error("PutAll that failed kept a record of its transaction")
+	}
+}

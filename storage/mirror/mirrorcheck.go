@@ -63,6 +63,7 @@ func Check(root string) (Report, error) {
 		return rep, fmt.Errorf("check mirror: %w", err)
 	}
 	defer r.Close()
+	files := fileCache{r: r, regular: map[string]bool{}}
 	err = fs.WalkDir(r.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -85,7 +86,7 @@ func Check(root string) (Report, error) {
 			return err
 		}
 		rep.Files++
-		checkFile(r, name, kind, body, &rep)
+		checkFile(&files, name, kind, body, &rep)
 		return nil
 	})
 	if err != nil {
@@ -137,8 +138,31 @@ func readBounded(r *os.Root, name string) ([]byte, error) {
 	return body, err
 }
 
+// fileCache remembers, for one Check, which paths of the root are regular
+// files: the pages of a site link to the same few files over and over.
+type fileCache struct {
+	r       *os.Root
+	regular map[string]bool
+}
+
+// maxCachedFiles bounds the paths a fileCache remembers.
+const maxCachedFiles = 100_000
+
+func (c *fileCache) isRegular(p string) bool {
+	if ok, seen := c.regular[p]; seen {
+		return ok
+	}
+	if len(c.regular) == maxCachedFiles {
+		clear(c.regular)
+	}
+	fi, err := c.r.Lstat(p)
+	ok := err == nil && fi.Mode().IsRegular()
+	c.regular[p] = ok
+	return ok
+}
+
 // checkFile checks the relative references of one file.
-func checkFile(r *os.Root, name string, kind int, body []byte, rep *Report) {
+func checkFile(files *fileCache, name string, kind int, body []byte, rep *Report) {
 	var refs []string
 	collect := func(ref string) (string, bool) {
 		refs = append(refs, ref)
@@ -172,10 +196,8 @@ func checkFile(r *os.Root, name string, kind int, body []byte, rep *Report) {
 			continue
 		}
 		rep.Links++
-		if p, ok := refPath(dir, s); ok && dirOK {
-			if fi, err := r.Lstat(p); err == nil && fi.Mode().IsRegular() {
-				continue
-			}
+		if p, ok := refPath(dir, s); ok && dirOK && files.isRegular(p) {
+			continue
 		}
 		broken = append(broken, ref)
 	}
