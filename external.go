@@ -37,11 +37,19 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 		return release(at)
 	}
 	r := request{url: l.Request, head: !c.hosts.refusesHead(l.Origin), limit: 1, timeout: c.conf().Fetch.Timeout}
-	resp, out, err := c.x.do(ctx, l.Origin, r, nil)
-	if err == nil && r.head && (resp.status == 405 || resp.status == 501) {
-		// Asked again with GET at once, in its turn: the host's other
-		// links go straight to GET.
-		c.hosts.headRefused(l.Origin)
+	refused := func(resp *response, err error) bool {
+		return err == nil && r.head && (resp.status == 405 || resp.status == 501)
+	}
+	resp, out, err := c.x.do(ctx, l.Origin, r, func(resp *response, err error) {
+		if refused(resp, err) {
+			// Known before the slot is free: the host's other links,
+			// whose requests may start as soon as it is, go straight
+			// to GET.
+			c.hosts.headRefused(l.Origin)
+		}
+	})
+	if refused(resp, err) {
+		// Asked again with GET at once, in its turn.
 		r.head = false
 		if err = c.x.wait(ctx, l.Origin); err == nil {
 			resp, out, err = c.x.do(ctx, l.Origin, r, nil)
