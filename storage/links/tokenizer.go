@@ -23,8 +23,10 @@ import (
 // holding "<!--" (the script-escape states), and a token that the end of
 // the document cuts short. From such a token on, the rest of the document
 // is read by a Tokenizer started there, which is then in the state the
-// whole document's would be in. Attribute values and text that need
-// decoding (character references, CR, NUL) are decoded by x/net/html too.
+// whole document's would be in. Character references are decoded by
+// x/net/html's UnescapeString, and a tag holding one that means something
+// else in an attribute than in text (see sameInAttribute) is read again
+// by x/net/html's Tokenizer.
 // TestTokenizerAgrees and FuzzTokenizer check that the two agree on every
 // token.
 type tokenizer struct {
