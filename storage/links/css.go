@@ -290,12 +290,8 @@ func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
+	for i, c := range b {
+		if c|lowerBit(c) != s[i] {
 			return false
 		}
 	}

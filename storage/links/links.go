@@ -204,10 +204,7 @@ func (w *walker) tagName(z *tokenizer) []byte {
 		case 0:
 			return z.TagName()
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		w.name = append(w.name, c)
+		w.name = append(w.name, c|lowerBit(c))
 	}
 	return w.name
 }

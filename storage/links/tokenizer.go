@@ -59,10 +59,10 @@ func newTokenizer(doc []byte) *tokenizer { return &tokenizer{doc: doc} }
 const manyAttrs = 16
 
 // rawElements are the elements whose content is raw text or RCDATA to
-// the tokenizer.
-var rawElements = map[string]bool{
-	"iframe": true, "noembed": true, "noframes": true, "noscript": true, "plaintext": true,
-	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+// the tokenizer, each mapped to its name (kept without a copy per tag).
+var rawElements = map[string]string{
+	"iframe": "iframe", "noembed": "noembed", "noframes": "noframes", "noscript": "noscript", "plaintext": "plaintext",
+	"script": "script", "style": "style", "textarea": "textarea", "title": "title", "xmp": "xmp",
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
@@ -282,8 +282,8 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 	z.tagAt = i
 	if name := doc[z.data.start:z.data.end]; len(name) <= len("plaintext") {
 		var buf [len("plaintext")]byte
-		if low := lower(buf[:0], name); rawElements[string(low)] {
-			z.rawTag = string(low)
+		if tag, ok := rawElements[string(lower(buf[:0], name))]; ok {
+			z.rawTag = tag
 		}
 	}
 	z.tt = html.StartTagToken
@@ -343,7 +343,9 @@ func lower(dst, b []byte) []byte {
 	return dst
 }
 
-// equalFoldBytes is bytes.EqualFold for ASCII only, as x/net/html folds keys.
+// equalFoldBytes is bytes.EqualFold for ASCII only, as x/net/html folds
+// keys (equalFold, for a key against a lower-case name, would need a
+// string of one of the two).
 func equalFoldBytes(a, b []byte) bool {
 	if len(a) != len(b) {
 		return false
