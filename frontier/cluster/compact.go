@@ -159,7 +159,9 @@ func (f *fold) write(w io.Writer) error {
 		found = append(found, f.found[k])
 	}
 	for len(found) > 0 {
-		b, n, err := fitEntry(found, maxEntry-1)
+		// At most snapshotChunk to a line, as the other facts: fitEntry
+		// encodes all it is given before it cuts.
+		b, n, err := fitEntry(found[:min(len(found), snapshotChunk)], maxEntry-1)
 		if err != nil {
 			return err
 		}
