@@ -221,7 +221,9 @@ func BenchmarkSharedCrawl(b *testing.B) {
 			for b.Loop() {
 				ns := startNATS(b)
 				served.Store(0)
+				mu.Lock() // a handler of the last run may still be answering
 				first, last = time.Time{}, time.Time{}
+				mu.Unlock()
 				v0, _ := ns.Varz(nil)
 				var wg sync.WaitGroup
 				for i := range workers {
@@ -248,7 +250,9 @@ func BenchmarkSharedCrawl(b *testing.B) {
 				fetched += served.Load()
 				msgs += v1.InMsgs - v0.InMsgs
 				bytes += v1.InBytes - v0.InBytes
+				mu.Lock()
 				elapsed += last.Sub(first)
+				mu.Unlock()
 			}
 			if fetched != int64(b.N*hosts*pages) {
 				b.Errorf("%d pages fetched in %d crawls; want %d each", fetched, b.N, hosts*pages)
@@ -325,14 +329,7 @@ func TestSharedCrawlServerRestart(t *testing.T) {
 	opts := func(port int) *server.Options {
 		return &server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: store, NoLog: true, NoSigs: true}
 	}
-	ns, err := server.NewServer(opts(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server did not start")
-	}
+	ns := clustertest.ServerWith(t, opts(-1)) // shut down part way, and again at the end, harmlessly
 	url, port := ns.ClientURL(), ns.Addr().(*net.TCPAddr).Port
 	sites := farm(t, 6, 15)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -345,9 +342,8 @@ func TestSharedCrawlServerRestart(t *testing.T) {
 	down, _ := farmHits(sites)
 	time.Sleep(cluster.MinLease)
 	during, _ := farmHits(sites)
-	ns = clustertest.ServerWith(t, opts(port))
+	clustertest.ServerWith(t, opts(port))
 	wantStopped(t, wait(), "drained")
-	ns.Shutdown()
 	// A request may have started just before the stop; none long after.
 	if during > down+3*2 {
 		t.Errorf("%d pages fetched while the server was away", during-down)
