@@ -34,11 +34,11 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			p := c.progress()
 			now := c.now()
 			if now.Sub(last) < every {
 				continue
 			}
+			p := c.progress() // only when reported: it sums the hosts' counts
 			rate := float64(p.done-lastDone) / max(now.Sub(last).Seconds(), 0.001)
 			if last.IsZero() {
 				rate = float64(p.done) / max(now.Sub(start).Seconds(), 0.001)
