@@ -266,7 +266,7 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	for range c.cfg.Fetch.Workers {
 		wg.Go(func() {
 			for j := range work {
-				c.process(ctx, j.l)
+				c.process(ctx, j)
 				c.handedBack(j.out)
 				c.wake()
 			}
@@ -314,10 +314,11 @@ func (c *Crawler) Run(parent context.Context) (Summary, error) {
 	return sum, err
 }
 
-// process visits one lease and settles its outcome, holding its URL so
-// that no other worker (the same URL as the other kind: a sitemap linked
-// as a page) nor a relink of the mirror works on it meanwhile.
-func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
+// process visits one job's lease and settles its outcome, holding its URL
+// so that no other worker (the same URL as the other kind: a sitemap
+// linked as a page) nor a relink of the mirror works on it meanwhile.
+func (c *Crawler) process(ctx context.Context, j job) {
+	l := j.l
 	if !c.visiting.hold(l.Key) {
 		// That one's record comes first; this one waits for it.
 		now := c.now()
@@ -326,7 +327,7 @@ func (c *Crawler) process(ctx context.Context, l *frontier.Lease) {
 		return
 	}
 	defer c.visiting.drop(l.Key)
-	c.settle(l, c.visit(ctx, l))
+	c.settle(l, c.visit(ctx, l, j.out.budgeted))
 }
 
 // summary is what the run did, from the observer, the frontier and the

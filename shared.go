@@ -340,14 +340,14 @@ func (s *shared) starting(origin string, now time.Time, iv time.Duration) bool {
 // within a lease would land after the partition is lost anyway.
 func (s *shared) writeTimeout() time.Duration { return s.lease }
 
-// takePage takes the page of lease l, about to be requested, from the
-// max_pages budget that the workers of a shared crawl share, at the last
-// moment, so that a lease that fetches nothing (disallowed, put off) takes
+// takePage takes the page about to be requested, when max_pages counts it
+// (budgeted), from the budget that the workers of a shared crawl share, at
+// the last moment, so that a lease that fetches nothing (disallowed, put off) takes
 // nothing. If it may not be fetched, ok is false and o says what becomes
 // of the lease.
-func (c *Crawler) takePage(ctx context.Context, l *frontier.Lease) (o outcome, ok bool) {
+func (c *Crawler) takePage(ctx context.Context, budgeted bool) (o outcome, ok bool) {
 	most := c.conf().Scope.MaxPages
-	if c.shared == nil || c.cfg.Daemon.Enabled || most <= 0 || !c.outOf(l).budgeted {
+	if c.shared == nil || c.cfg.Daemon.Enabled || most <= 0 || !budgeted {
 		return outcome{}, true
 	}
 	n, err := c.shared.m.Take(ctx, 1, int64(most))

@@ -17,8 +17,9 @@ import (
 // a slot of the host, the request, the answer. It returns the outcome;
 // settle acts on it. A visit that makes no request readies its host at
 // once, so that the host's next URL need not wait for the outcome to be
-// written.
-func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
+// written. budgeted says max_pages counts the page (leaseOut.budgeted, as
+// counted when the lease was handed out).
+func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) outcome {
 	now := c.now()
 	if c.external(l.Origin) {
 		return c.checkLink(ctx, l, now)
@@ -56,7 +57,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease) outcome {
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
-	if o, ok := c.takePage(ctx, l); !ok {
+	if o, ok := c.takePage(ctx, budgeted); !ok {
 		c.x.giveBack(l.Origin)
 		return o
 	}
