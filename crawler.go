@@ -47,6 +47,9 @@ type Options struct {
 	Refresh bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Version is the crawler's version, for crawler_build_info; "" means
+	// the main module's version from the build info.
+	Version string
 }
 
 // Crawler is one crawl, and the wiring of the parts that do it: its
@@ -107,7 +110,7 @@ func New(cfg Config, opts Options) (*Crawler, error) {
 	c := &Crawler{
 		cfg: cfg, opts: opts, log: opts.Logger, now: opts.Now,
 		agent:  ProductToken(cfg.UserAgent),
-		obs:    newObserver(),
+		obs:    newObserver(opts.Version),
 		wakeCh: make(chan struct{}, 1),
 		cpu:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
 	}

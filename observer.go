@@ -2,6 +2,8 @@ package crawler
 
 import (
 	"maps"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -36,6 +38,8 @@ type observer struct {
 	broken       []BrokenURL      // the first maxBroken of them
 
 	duration prometheus.Histogram
+	reloads  *prometheus.CounterVec // SIGHUP reloads, by result
+	reloaded prometheus.Gauge       // when a reload last succeeded, Unix seconds
 	reg      *prometheus.Registry
 	// gauges reads what the crawl holds now: set once by the crawler
 	// before the first scrape.
@@ -65,7 +69,7 @@ func statusClass(status int) string {
 	return strconv.Itoa(status/100) + "xx"
 }
 
-func newObserver() *observer {
+func newObserver(version string) *observer {
 	o := &observer{
 		requests: map[string]int64{}, pages: map[string]int64{}, rejected: map[string]int64{},
 		robots: map[string]int64{}, warnings: map[string]int64{}, outputErrors: map[string]int64{},
@@ -75,12 +79,58 @@ func newObserver() *observer {
 			Help:    "Time from sending a request to the end of its body.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
 		}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "crawler_config_reloads_total",
+			Help: "Config reloads (SIGHUP), by result.",
+		}, []string{"result"}),
+		reloaded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "crawler_config_last_reload_success_timestamp_seconds",
+			Help: "When the config was last loaded or reloaded successfully, in Unix seconds.",
+		}),
 		reg:    prometheus.NewRegistry(),
 		gauges: func() gauges { return gauges{partitions: -1} },
 	}
-	o.reg.MustRegister(o, o.duration,
+	o.reloads.WithLabelValues("success")
+	o.reloads.WithLabelValues("failure")
+	o.reloaded.SetToCurrentTime() // the config New was given, as Prometheus' own metric does
+	o.reg.MustRegister(o, o.duration, o.reloads, o.reloaded, buildInfo(version),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return o
+}
+
+// buildInfo is crawler_build_info: 1, labelled with the build.
+func buildInfo(version string) prometheus.Collector {
+	goVersion, revision := runtime.Version(), "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				revision = s.Value
+			}
+		}
+		if version == "" {
+			version = bi.Main.Version
+		}
+	}
+	if version == "" {
+		version = "(devel)"
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "crawler_build_info",
+		Help:        "A metric with a constant '1' value labelled by the version, Go version and VCS revision the crawler was built from.",
+		ConstLabels: prometheus.Labels{"version": version, "goversion": goVersion, "revision": revision},
+	})
+	g.Set(1)
+	return g
+}
+
+// reload counts a config reload, and when it succeeded.
+func (o *observer) reload(ok bool) {
+	if !ok {
+		o.reloads.WithLabelValues("failure").Inc()
+		return
+	}
+	o.reloads.WithLabelValues("success").Inc()
+	o.reloaded.SetToCurrentTime()
 }
 
 // request counts one request: its answer's status (0 for none), the body

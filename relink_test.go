@@ -402,7 +402,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 		}
 		next := cfg
 		next.Daemon.Recrawl = 20 * time.Millisecond
-		if _, err := c.Reload(next); err != nil {
+		if _, err := c.Reload(func() (Config, error) { return next, nil }); err != nil {
 			t.Error(err)
 		}
 	})

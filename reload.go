@@ -16,15 +16,22 @@ type liveConfig struct {
 // conf returns the config in force.
 func (c *Crawler) conf() *liveConfig { return c.live.Load() }
 
-// Reload applies a new config to the running crawl (SIGHUP): scope,
+// Reload reads a new config with load and applies it to the running crawl
+// (SIGHUP), counting the outcome in crawler_config_reloads_total: scope,
 // politeness, links, fetch retries, redirects and timeout, sitemap limits
 // and the daemon's revisit intervals take effect at once; the state is
 // kept. Keys that shape what New built — state_dir, user_agent,
 // fetch.workers, fetch.max_body, output.*, daemon.enabled, daemon.listen,
-// log.* — keep their old values until a restart, and are named in the
+// log.*, cluster.* — keep their old values until a restart, and are named in the
 // returned notes. An invalid config is refused whole and nothing changes,
 // and so is one that is valid only with its own values of those keys.
-func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
+func (c *Crawler) Reload(load func() (Config, error)) (notes []string, err error) {
+	applied := false
+	defer func() { c.obs.reload(applied) }()
+	cfg, err := load()
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -42,6 +49,7 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 		{"daemon.enabled", old.Daemon.Enabled, cfg.Daemon.Enabled, func(n *Config) { n.Daemon.Enabled = old.Daemon.Enabled }},
 		{"daemon.listen", old.Daemon.Listen, cfg.Daemon.Listen, func(n *Config) { n.Daemon.Listen = old.Daemon.Listen }},
 		{"log", old.Log, cfg.Log, func(n *Config) { n.Log = old.Log }},
+		{"cluster", old.Cluster, cfg.Cluster, func(n *Config) { n.Cluster = old.Cluster }},
 	}
 	var kept []string
 	for _, f := range fixed {
@@ -63,6 +71,7 @@ func (c *Crawler) Reload(cfg Config) (notes []string, err error) {
 	}
 	c.hosts.reconfigure(cfg, c.now())
 	c.live.Store(&liveConfig{Config: cfg, scope: sc})
+	applied = true
 	select {
 	case c.relink.reloaded <- struct{}{}:
 	default:

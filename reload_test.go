@@ -1,12 +1,15 @@
 package crawler
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // A reload that turns the daemon off and daemon.recrawl to 0 is valid as
@@ -23,7 +26,7 @@ func TestReloadRefusesRecrawlZeroInARunningDaemon(t *testing.T) {
 	next := cfg
 	next.Daemon.Enabled = false
 	next.Daemon.Recrawl = 0
-	notes, err := c.Reload(next)
+	notes, err := c.Reload(func() (Config, error) { return next, nil })
 	if rerr := stop(); rerr != nil {
 		t.Error(rerr)
 	}
@@ -33,6 +36,35 @@ func TestReloadRefusesRecrawlZeroInARunningDaemon(t *testing.T) {
 	}
 	if got := c.conf().Daemon; !got.Enabled || got.Recrawl != time.Hour {
 		t.Errorf("daemon config after the refusal = %+v, want the old one", got)
+	}
+	if f, s := testutil.ToFloat64(c.obs.reloads.WithLabelValues("failure")), testutil.ToFloat64(c.obs.reloads.WithLabelValues("success")); f != 1 || s != 0 {
+		t.Errorf("crawler_config_reloads_total failure %v, success %v; want 1, 0", f, s)
+	}
+}
+
+// Each reload is counted by its result, a file that cannot be read
+// included, and a success moves the last-success time.
+func TestReloadCounted(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before := testutil.ToFloat64(c.obs.reloaded)
+	if _, err := c.Reload(func() (Config, error) { return Config{}, errors.New("open my.yaml: no such file") }); err == nil {
+		t.Error("a config that cannot be read was applied")
+	}
+	next := cfg
+	next.Politeness.Delay = 2 * time.Second
+	if _, err := c.Reload(func() (Config, error) { return next, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if f, s := testutil.ToFloat64(c.obs.reloads.WithLabelValues("failure")), testutil.ToFloat64(c.obs.reloads.WithLabelValues("success")); f != 1 || s != 1 {
+		t.Errorf("crawler_config_reloads_total failure %v, success %v; want 1, 1", f, s)
+	}
+	if after := testutil.ToFloat64(c.obs.reloaded); after <= before {
+		t.Errorf("last reload success %v, not after %v", after, before)
 	}
 }
 

@@ -132,7 +132,7 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 	}
 	log := newLogger(cfg.Log, stderr)
 	defer routeStdLog(log)()
-	opts.Logger, opts.Stdout = log, stdout
+	opts.Logger, opts.Stdout, opts.Version = log, stdout, versionString()
 	c, err := crawler.New(cfg, opts)
 	if err != nil {
 		return err
@@ -201,13 +201,9 @@ func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Co
 				return
 			case <-hup:
 			}
-			cfg, err := reload()
-			if err == nil {
-				var notes []string
-				notes, err = c.Reload(cfg)
-				for _, n := range notes {
-					log.Warn("config reload", "note", n)
-				}
+			notes, err := c.Reload(reload)
+			for _, n := range notes {
+				log.Warn("config reload", "note", n)
 			}
 			if err != nil {
 				log.Error("config reload refused; the old config stays", "err", err)
@@ -233,7 +229,7 @@ func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (
 	if err != nil {
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
-	log.Info("serving /metrics, /healthz and /hosts", "addr", ln.Addr().String())
+	log.Info("serving /metrics, /healthz, /readyz and /hosts", "addr", ln.Addr().String())
 	return serveOn(ctx, ln, h, log, daemonLimits), nil
 }
 

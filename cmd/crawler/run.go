@@ -32,6 +32,7 @@ func commands() []command {
 		{"demo", "serve a small bundled site on loopback and crawl it", runDemo},
 		{"discover", "list every URL of a site as JSON Lines, keeping no bodies", runDiscover},
 		{"report", "write the audit of a crawl's inventory and link graph", runReport},
+		{"validate", "check a YAML config as a crawl would, contacting nothing", runValidate},
 		{"cluster", "show the workers of a crawl shared through NATS (cluster status)", runCluster},
 		{"robots", "check URLs against a robots.txt (RFC 9309)", runRobots},
 		{"sitemap", "list the page URLs of sitemaps and sitemap indexes", runSitemap},
