@@ -161,6 +161,29 @@ type FetchConfig struct {
 	// Retries is how often a 5xx answer or network error is retried, with
 	// backoff.
 	Retries int `yaml:"retries"`
+	// Proxy is the http, https or socks5 proxy every request goes
+	// through; empty means the environment's HTTPS_PROXY, HTTP_PROXY and
+	// NO_PROXY, as curl and wget read them (Options.Getenv).
+	Proxy string `yaml:"proxy"`
+	// CAFile is a PEM file of certificates trusted besides the system's,
+	// for internal and staging sites.
+	CAFile string `yaml:"ca_file"`
+	// Auth gives HTTP basic auth credentials to origins: each is sent
+	// only to its origin, never across a redirect to another one.
+	Auth []AuthConfig `yaml:"auth"`
+}
+
+// AuthConfig is one origin's basic auth. The password lives in a file
+// (as a secret mounted by systemd or Kubernetes does), so that the config
+// can be shown; it is never logged or written to an output.
+type AuthConfig struct {
+	// Origin is scheme://host[:port], as requests to it are made.
+	Origin string `yaml:"origin"`
+	// User is the user name.
+	User string `yaml:"user"`
+	// PasswordFile holds the password: its first line, the line end
+	// dropped.
+	PasswordFile string `yaml:"password_file"`
 }
 
 // LinksConfig decides which links of a page are followed.
@@ -316,7 +339,9 @@ func (c *configCheck) positiveSize(key string, v ByteSize) {
 // Validate reports every problem of c, each naming its key, as a
 // *ConfigError; it returns nil when c is fit to crawl with. Call it after
 // every source (file, flags, arguments) is merged: a crawl needs at least one
-// seed or sitemap, and a config file alone may lack them.
+// seed or sitemap, and a config file alone may lack them. It reads the files
+// the config names (fetch.ca_file, fetch.auth's password files) and
+// contacts nothing.
 func (c Config) Validate() error {
 	var ck configCheck
 	ck.userAgent(c.UserAgent)
@@ -487,6 +512,34 @@ func (c *configCheck) fetch(f FetchConfig) {
 	c.positiveSize("fetch.max_body", f.MaxBody)
 	c.atLeast("fetch.max_redirects", f.MaxRedirects, 0)
 	c.atLeast("fetch.retries", f.Retries, 0)
+	if f.Proxy != "" {
+		if _, err := parseProxy(f.Proxy); err != nil {
+			c.addf("fetch.proxy", "%v", err)
+		}
+	}
+	if f.CAFile != "" {
+		if _, err := loadCAs(f.CAFile); err != nil {
+			c.addf("fetch.ca_file", "%v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for i, a := range f.Auth {
+		key := fmt.Sprintf("fetch.auth[%d]", i)
+		origin, err := authOrigin(a.Origin)
+		switch {
+		case err != nil:
+			c.addf(key+".origin", "%v", err)
+		case seen[origin]:
+			c.addf(key+".origin", "%s is given twice", origin)
+		}
+		seen[origin] = true
+		if a.User == "" || strings.Contains(a.User, ":") {
+			c.addf(key+".user", "must be a user name without ':', got %q", a.User)
+		}
+		if _, err := readPassword(a.PasswordFile); err != nil {
+			c.addf(key+".password_file", "%v", err)
+		}
+	}
 }
 
 func (c *configCheck) output(o OutputConfig) {

@@ -47,6 +47,9 @@ type Options struct {
 	Refresh bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Getenv reads the environment for the proxy when fetch.proxy is
+	// empty (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); nil means no proxy.
+	Getenv func(string) string
 	// Version is the crawler's version, for crawler_build_info; "" means
 	// the main module's version from the build info.
 	Version string
@@ -146,7 +149,11 @@ func (c *Crawler) open() (err error) {
 	start := c.now()
 	c.hosts = newHosts(c.conf(), start, c.front, c.state, c.obs, c.log, c.conf, c.now)
 	c.hosts.fail = func(err error) { c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)) }
-	fetch := newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost, c.now)
+	rc, err := newReach(c.cfg.Fetch, c.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	fetch := newFetcher(c.cfg.UserAgent, c.cfg.Fetch.Timeout, int64(c.cfg.Fetch.MaxBody), c.cfg.Politeness.MaxPerHost, c.now, rc)
 	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
 	c.budget.most = func() int { return c.conf().Scope.MaxPages }
 	c.obs.gauges = c.gauges

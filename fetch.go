@@ -33,9 +33,10 @@ type fetcher struct {
 	timeout   time.Duration
 	maxBody   int64
 	now       func() time.Time
+	reach     reach // proxy, extra CAs, basic auth
 }
 
-func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time) *fetcher {
+func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time, rc reach) *fetcher {
 	dialer := &net.Dialer{Timeout: min(timeout, 10*time.Second), KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		DialContext:            dialer.DialContext,
@@ -49,6 +50,8 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 		ExpectContinueTimeout:  time.Second,
 		DisableCompression:     true, // we ask for gzip ourselves and decode within max_body
 		MaxResponseHeaderBytes: 256 << 10,
+		Proxy:                  rc.proxy,
+		TLSClientConfig:        rc.tlsConfig(),
 	}
 	return &fetcher{
 		client: &http.Client{
@@ -61,6 +64,7 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 		timeout:   timeout,
 		maxBody:   maxBody,
 		now:       now,
+		reach:     rc,
 	}
 }
 
@@ -139,7 +143,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	defer resp.Body.Close()
 	out := &response{
 		status: resp.StatusCode, header: resp.Header, sent: start,
-		proto: resp.Proto, reqHeader: req.Header,
+		proto: resp.Proto, reqHeader: withoutSecrets(req.Header),
 	}
 	if host, _, err := net.SplitHostPort(remote); err == nil {
 		out.remoteIP = host
@@ -192,7 +196,19 @@ func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, err
 	if r.lastModified != "" {
 		req.Header.Set("If-Modified-Since", r.lastModified)
 	}
+	f.reach.authorize(req)
 	return req, nil
+}
+
+// withoutSecrets is h as an output may keep it (a WARC request record):
+// without the credentials fetch.auth added, which no output holds.
+func withoutSecrets(h http.Header) http.Header {
+	if h.Get("Authorization") == "" {
+		return h
+	}
+	h = h.Clone()
+	h.Del("Authorization")
+	return h
 }
 
 // readBody reads at most limit decoded bytes of body, undoing gzip or

@@ -21,7 +21,7 @@ func (c *Crawler) conf() *liveConfig { return c.live.Load() }
 // politeness, links, fetch retries, redirects and timeout, sitemap limits
 // and the daemon's revisit intervals take effect at once; the state is
 // kept. Keys that shape what New built — state_dir, user_agent,
-// fetch.workers, fetch.max_body, output.*, daemon.enabled, daemon.listen,
+// fetch.workers, fetch.max_body, fetch.proxy, fetch.ca_file, fetch.auth, output.*, daemon.enabled, daemon.listen,
 // log.*, cluster.* — keep their old values until a restart, and are named in the
 // returned notes. An invalid config is refused whole and nothing changes,
 // and so is one that is valid only with its own values of those keys.
@@ -45,6 +45,9 @@ func (c *Crawler) Reload(load func() (Config, error)) (notes []string, err error
 		{"user_agent", old.UserAgent, cfg.UserAgent, func(n *Config) { n.UserAgent = old.UserAgent }},
 		{"fetch.workers", old.Fetch.Workers, cfg.Fetch.Workers, func(n *Config) { n.Fetch.Workers = old.Fetch.Workers }},
 		{"fetch.max_body", old.Fetch.MaxBody, cfg.Fetch.MaxBody, func(n *Config) { n.Fetch.MaxBody = old.Fetch.MaxBody }},
+		{"fetch.proxy", old.Fetch.Proxy, cfg.Fetch.Proxy, func(n *Config) { n.Fetch.Proxy = old.Fetch.Proxy }},
+		{"fetch.ca_file", old.Fetch.CAFile, cfg.Fetch.CAFile, func(n *Config) { n.Fetch.CAFile = old.Fetch.CAFile }},
+		{"fetch.auth", old.Fetch.Auth, cfg.Fetch.Auth, func(n *Config) { n.Fetch.Auth = old.Fetch.Auth }},
 		{"output", old.Output, cfg.Output, func(n *Config) { n.Output = old.Output }},
 		{"daemon.enabled", old.Daemon.Enabled, cfg.Daemon.Enabled, func(n *Config) { n.Daemon.Enabled = old.Daemon.Enabled }},
 		{"daemon.listen", old.Daemon.Listen, cfg.Daemon.Listen, func(n *Config) { n.Daemon.Listen = old.Daemon.Listen }},

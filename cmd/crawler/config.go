@@ -328,6 +328,8 @@ func (d *configDecoder) value(n *yaml.Node, v reflect.Value, key string) {
 		d.mapping(n, v, key)
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
 		d.list(n, v, key)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Struct:
+		d.structs(n, v, key)
 	case v.Kind() == reflect.String:
 		if n.Kind != yaml.ScalarNode {
 			d.addf(n.Line, key, "want a string, got %s", describe(n))
@@ -405,6 +407,27 @@ func (d *configDecoder) list(n *yaml.Node, v reflect.Value, key string) {
 		out = append(out, item.Value)
 	}
 	v.Set(reflect.ValueOf(out)) // nil for an empty list, as in DefaultConfig
+}
+
+// structs sets the slice of structs v from the sequence n, each item a
+// mapping of the struct's keys (fetch.auth). A bad item is kept, zero where
+// it is wrong, so that the indexes Validate names stay those of the file.
+func (d *configDecoder) structs(n *yaml.Node, v reflect.Value, key string) {
+	if n.Kind != yaml.SequenceNode {
+		d.addf(n.Line, key, "want a list, got %s", describe(n))
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		item = resolveAlias(item)
+		ik := fmt.Sprintf("%s[%d]", key, i)
+		d.lines[ik] = item.Line
+		d.mapping(item, out.Index(i), ik)
+	}
+	if out.Len() == 0 {
+		out = reflect.Zero(v.Type()) // nil for an empty list, as in DefaultConfig
+	}
+	v.Set(out)
 }
 
 func resolveAlias(n *yaml.Node) *yaml.Node {

@@ -205,6 +205,8 @@ func TestConfigTypesDecodable(t *testing.T) {
 			switch {
 			case f.Type.Kind() == reflect.Struct:
 				walk(f.Type, prefix+name+".")
+			case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
+				walk(f.Type.Elem(), prefix+name+"[].")
 			case !slices.Contains(known, f.Type):
 				t.Errorf("%s%s has type %s, which the decoder does not know", prefix, name, f.Type)
 			}

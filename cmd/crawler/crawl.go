@@ -132,7 +132,7 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 	}
 	log := newLogger(cfg.Log, stderr)
 	defer routeStdLog(log)()
-	opts.Logger, opts.Stdout, opts.Version = log, stdout, versionString()
+	opts.Logger, opts.Stdout, opts.Version, opts.Getenv = log, stdout, versionString(), os.Getenv
 	c, err := crawler.New(cfg, opts)
 	if err != nil {
 		return err
