@@ -232,6 +232,9 @@ type DaemonConfig struct {
 	// Listen is the host:port serving /metrics, /healthz and /hosts; empty
 	// means none.
 	Listen string `yaml:"listen"`
+	// WebConfig is a Prometheus exporter-toolkit web configuration file
+	// (TLS, basic auth) protecting Listen; empty serves plain HTTP.
+	WebConfig string `yaml:"web_config"`
 }
 
 // RevisitMax is how far adaptive revisits may stretch: MaxInterval, or

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/politecrawl/crawler"
@@ -144,10 +145,34 @@ func buildConfig(path string, flags *configFlags, seeds []string) (crawler.Confi
 	} else if err != nil {
 		return crawler.Config{}, usageErrorf("%v", err)
 	}
+	if p := checkWebConfig(cfg.Daemon); p != nil && !wrongKeys(probs).related(p.Key) {
+		probs = append(probs, placeProblem(*p, path, lines, from))
+	}
 	if len(probs) > 0 {
 		return crawler.Config{}, configError(probs)
 	}
 	return cfg, nil
+}
+
+// checkWebConfig checks daemon.web_config as the exporter-toolkit reads it
+// (its TLS files and users' password hashes included); the command line
+// checks it, as the only one to import the toolkit.
+func checkWebConfig(dc crawler.DaemonConfig) *crawler.Problem {
+	const key = "daemon.web_config"
+	switch fi, err := os.Stat(dc.WebConfig); {
+	case dc.WebConfig == "":
+		return nil
+	case dc.Listen == "":
+		return &crawler.Problem{Key: key, Message: "protects daemon.listen, which is not set"}
+	case err != nil:
+		return &crawler.Problem{Key: key, Message: err.Error()}
+	case !fi.Mode().IsRegular():
+		return &crawler.Problem{Key: key, Message: dc.WebConfig + ": not a regular file"}
+	}
+	if err := web.Validate(dc.WebConfig); err != nil {
+		return &crawler.Problem{Key: key, Message: dc.WebConfig + ": " + err.Error()}
+	}
+	return nil
 }
 
 // placeProblem says where the value a Validate problem is about came from.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"golang.org/x/term"
 
 	"github.com/politecrawl/crawler"
@@ -137,7 +138,7 @@ func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdi
 	if err != nil {
 		return err
 	}
-	stopServer, err := serve(ctx, cfg.Daemon.Listen, c.Handler(), log)
+	stopServer, err := serve(ctx, cfg.Daemon, c.Handler(), log)
 	if err != nil {
 		c.Close()
 		return err
@@ -221,16 +222,16 @@ func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Co
 
 // serve starts the observability endpoints on addr (none when empty) and
 // returns how to stop them.
-func serve(ctx context.Context, addr string, h http.Handler, log *slog.Logger) (func(), error) {
-	if addr == "" {
+func serve(ctx context.Context, dc crawler.DaemonConfig, h http.Handler, log *slog.Logger) (func(), error) {
+	if dc.Listen == "" {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", dc.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
 	log.Info("serving /metrics, /healthz, /readyz and /hosts", "addr", ln.Addr().String())
-	return serveOn(ctx, ln, h, log, daemonLimits), nil
+	return serveOn(ctx, ln, h, log, daemonLimits, dc.WebConfig), nil
 }
 
 // serverLimits bound what clients of daemon.listen can hold: how long a
@@ -255,10 +256,13 @@ var daemonLimits = serverLimits{
 	MaxConns:   64,
 }
 
-// serveOn serves h on ln within lim until the returned stop is called.
-// The server's own complaints (accept errors, bad TLS, panics in h) go to
-// log, not to the standard logger.
-func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, lim serverLimits) (stop func()) {
+// serveOn serves h on ln within lim until the returned stop is called,
+// with the TLS and basic auth of the exporter-toolkit web configuration
+// file webConfig, if not empty (read again for each connection, so that
+// renewed certificates and changed users apply at once). The server's own
+// complaints (accept errors, bad TLS, panics in h) go to log, not to the
+// standard logger.
+func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, lim serverLimits, webConfig string) (stop func()) {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: lim.ReadHeader,
@@ -271,7 +275,13 @@ func serveOn(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Log
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		var err error
+		if webConfig == "" {
+			err = srv.Serve(ln)
+		} else {
+			err = web.Serve(ln, srv, &web.FlagConfig{WebConfigFile: &webConfig}, log.With("server", "daemon.listen"))
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("serve metrics", "err", err)
 		}
 	}()

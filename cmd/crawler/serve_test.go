@@ -73,7 +73,7 @@ func healthzServer(t *testing.T, lim serverLimits) (addr string, most func() int
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	var logs lockedBuffer
-	t.Cleanup(serveOn(context.Background(), cl, mux, slog.New(slog.NewJSONHandler(&logs, nil)), lim))
+	t.Cleanup(serveOn(context.Background(), cl, mux, slog.New(slog.NewJSONHandler(&logs, nil)), lim, ""))
 	return ln.Addr().String(), func() int { cl.mu.Lock(); defer cl.mu.Unlock(); return cl.most }
 }
 
@@ -159,7 +159,7 @@ func TestServeErrorLogIsSlog(t *testing.T) {
 	}
 	var logs lockedBuffer
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { panic("boom") })
-	stop := serveOn(context.Background(), ln, h, slog.New(slog.NewJSONHandler(&logs, nil)), daemonLimits)
+	stop := serveOn(context.Background(), ln, h, slog.New(slog.NewJSONHandler(&logs, nil)), daemonLimits, "")
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	if _, err := client.Get("http://" + ln.Addr().String() + "/"); err == nil {
 		t.Fatal("a panicking handler answered")
