@@ -30,12 +30,12 @@ var allowedImports = map[string][]string{
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",
-		"golang.org/x/net/", "golang.org/x/time/rate",
+		"golang.org/x/net/", "golang.org/x/time/rate", "golang.org/x/sys/unix", // x/sys: statfs for /readyz
 		"github.com/klauspost/compress/", "github.com/prometheus/client_golang/",
 	},
 	"cmd/crawler": {
 		module, module + "/", "go.yaml.in/yaml/v3", "golang.org/x/term",
-		"github.com/prometheus/client_golang/",
+		"github.com/prometheus/client_golang/", "github.com/prometheus/exporter-toolkit/web",
 	},
 
 	// nats.go's client only: nats-server is imported by _test.go files
