@@ -146,6 +146,16 @@ type PolitenessConfig struct {
 	// the host's URLs are recorded as not fetched and the crawl ends. A
 	// daemon keeps asking on the backoff.
 	RobotsLastWait time.Duration `yaml:"robots_last_wait"`
+	// DelayFactor, when above 0, makes a host wait after each answer at
+	// least this many times as long as the answer took, up to MaxDelay
+	// (Heritrix's delay factor): a server that slows down is asked less
+	// often. 0 is off.
+	DelayFactor float64 `yaml:"delay_factor"`
+	// MaxDelay bounds the wait DelayFactor asks for.
+	MaxDelay time.Duration `yaml:"max_delay"`
+	// MaxBytesPerSecond caps the body bytes received from one host per
+	// second, robots.txt and sitemaps included; 0 is no cap.
+	MaxBytesPerSecond ByteSize `yaml:"max_bytes_per_second"`
 }
 
 // FetchConfig tunes the HTTP requests.
@@ -278,6 +288,7 @@ func DefaultConfig() Config {
 			HonorCrawlDelay: true,
 			RetryAfterMax:   time.Hour,
 			RobotsLastWait:  30 * time.Second,
+			MaxDelay:        30 * time.Second,
 		},
 		Fetch: FetchConfig{
 			Workers:      16,
@@ -504,6 +515,15 @@ func (c *configCheck) politeness(p PolitenessConfig) {
 	}
 	if p.RobotsLastWait < 0 {
 		c.addf("politeness.robots_last_wait", "must be ≥ 0, got %s", shortDuration(p.RobotsLastWait))
+	}
+	if p.DelayFactor < 0 || p.DelayFactor > 1000 {
+		c.addf("politeness.delay_factor", "must be between 0 (off) and 1000, got %v", p.DelayFactor)
+	}
+	if p.MaxDelay <= 0 {
+		c.addf("politeness.max_delay", "must be > 0, got %s", shortDuration(p.MaxDelay))
+	}
+	if p.MaxBytesPerSecond < 0 {
+		c.addf("politeness.max_bytes_per_second", "must be ≥ 0 (0 = no cap), got %v", p.MaxBytesPerSecond)
 	}
 }
 

@@ -103,7 +103,8 @@ func (x *exchange) do(ctx context.Context, origin string, r request, keep func(*
 	case err != nil && ctx.Err() != nil:
 		res = politeness.Result{Abandoned: true} // the crawl is stopping: nothing said of the host
 	case err == nil:
-		res = politeness.Result{Status: resp.status, RetryAfter: resp.header.Get("Retry-After")}
+		res = politeness.Result{Status: resp.status, RetryAfter: resp.header.Get("Retry-After"),
+			Took: resp.duration, Bytes: int64(len(resp.body))}
 	}
 	res.Unsent = guard.release()
 	out := x.hosts.release(origin, x.now(), res)

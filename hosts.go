@@ -74,10 +74,13 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 
 func gateConfig(cfg Config) politeness.Config {
 	return politeness.Config{
-		Delay:           cfg.Politeness.Delay,
-		MaxPerHost:      cfg.Politeness.MaxPerHost,
-		HonorCrawlDelay: cfg.Politeness.HonorCrawlDelay,
-		GiveUp:          cfg.Politeness.RetryAfterMax,
+		Delay:             cfg.Politeness.Delay,
+		MaxPerHost:        cfg.Politeness.MaxPerHost,
+		HonorCrawlDelay:   cfg.Politeness.HonorCrawlDelay,
+		GiveUp:            cfg.Politeness.RetryAfterMax,
+		DelayFactor:       cfg.Politeness.DelayFactor,
+		MaxDelay:          cfg.Politeness.MaxDelay,
+		MaxBytesPerSecond: int64(cfg.Politeness.MaxBytesPerSecond),
 	}
 }
 

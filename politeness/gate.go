@@ -26,6 +26,17 @@ type Config struct {
 	BackoffBase, BackoffMax time.Duration
 	// MaxStreak parks a host after this many failures in a row. Default 10.
 	MaxStreak int
+	// DelayFactor, when above 0, makes a host wait after each answer at
+	// least DelayFactor times as long as that answer took (Heritrix's
+	// delay factor), but never more than MaxDelay for it: a server that
+	// slows down is asked less often. Default MaxDelay 30s.
+	DelayFactor float64
+	MaxDelay    time.Duration
+	// MaxBytesPerSecond, when above 0, caps the bytes a host sends us per
+	// second: each answer's bytes put the host's next start off by
+	// bytes/MaxBytesPerSecond, counted from when the request went out and
+	// added up over answers that overlap.
+	MaxBytesPerSecond int64
 	// Seed seeds the backoff jitter, so tests are repeatable.
 	Seed uint64
 }
@@ -46,6 +57,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxStreak <= 0 {
 		c.MaxStreak = 10
 	}
+	if c.MaxDelay <= 0 {
+		c.MaxDelay = 30 * time.Second
+	}
 	return c
 }
 
@@ -54,11 +68,13 @@ type Why string
 
 // The reasons a host waits.
 const (
-	WhyConfig     Why = "config"      // politeness.delay
-	WhyCrawlDelay Why = "crawl-delay" // robots.txt Crawl-delay of our group
-	WhyRetryAfter Why = "retry-after" // the server asked, with 429 or 503
-	WhyBackoff    Why = "backoff"     // after errors
-	WhyRobots     Why = "robots"      // robots.txt is unavailable (5xx, network)
+	WhyConfig     Why = "config"       // politeness.delay
+	WhyCrawlDelay Why = "crawl-delay"  // robots.txt Crawl-delay of our group
+	WhyRetryAfter Why = "retry-after"  // the server asked, with 429 or 503
+	WhyBackoff    Why = "backoff"      // after errors
+	WhyRobots     Why = "robots"       // robots.txt is unavailable (5xx, network)
+	WhySlow       Why = "delay-factor" // its last answer was slow (DelayFactor)
+	WhyBandwidth  Why = "bandwidth"    // MaxBytesPerSecond
 )
 
 // Gate decides, for each host (an origin: scheme, host and port), whether a
@@ -87,6 +103,7 @@ type host struct {
 	waitUntil  time.Time
 	waitWhy    Why
 	streak     int
+	bwFree     time.Time // when the bytes received so far are paid for at MaxBytesPerSecond
 	parked     string
 	changed    chan struct{} // closed by wake; nil until Changed asks
 }
@@ -314,6 +331,11 @@ type Result struct {
 	Status     int    // the HTTP status; 0 when no response came
 	Err        error  // a network error or timeout
 	RetryAfter string // the Retry-After header, if any
+	// Took is how long the request took, sent to the end of its body,
+	// and Bytes the body bytes received: DelayFactor and
+	// MaxBytesPerSecond pace the host by them.
+	Took  time.Duration
+	Bytes int64
 	// Unsent says no Sent call was made for the request. With no Err it
 	// never went out; with an Err it may still go out (see SentLate), so
 	// Release counts it as started when it was released.
@@ -361,6 +383,7 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	if r.Abandoned {
 		return Outcome{}
 	}
+	g.paceLocked(h, now, r)
 	if r.Err == nil && r.Status < 500 && r.Status != 429 {
 		h.streak = 0
 		return Outcome{}
@@ -385,6 +408,22 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 		h.parked = fmt.Sprintf("%d failures in a row", h.streak)
 	}
 	return Outcome{Wait: true, RetryAt: h.waitUntil, Parked: h.parked}
+}
+
+// paceLocked applies the delay factor and the bandwidth cap to the answer
+// r, which ended at now.
+func (g *Gate) paceLocked(h *host, now time.Time, r Result) {
+	if f := g.cfg.DelayFactor; f > 0 && r.Took > 0 {
+		g.waitLocked(h, now.Add(min(time.Duration(f*float64(r.Took)), g.cfg.MaxDelay)), WhySlow)
+	}
+	if bps := g.cfg.MaxBytesPerSecond; bps > 0 && r.Bytes > 0 {
+		from := now.Add(-r.Took)
+		if h.bwFree.After(from) {
+			from = h.bwFree
+		}
+		h.bwFree = from.Add(time.Duration(float64(r.Bytes) / float64(bps) * float64(time.Second)))
+		g.waitLocked(h, h.bwFree, WhyBandwidth)
+	}
 }
 
 // backoffLocked is base·2^(streak-1), capped, with full jitter in its upper

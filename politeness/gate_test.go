@@ -509,3 +509,53 @@ func TestGateAbandonedLeavesTheHost(t *testing.T) {
 		t.Errorf("second failure: %+v, want parked at a streak of 2 (the abandoned one not counted as a success)", out)
 	}
 }
+
+// With a delay factor a host waits after an answer that many times as long
+// as the answer took, capped at MaxDelay, and longer than its delay only
+// when that is longer.
+func TestGateDelayFactor(t *testing.T) {
+	g := New(Config{Delay: 100 * time.Millisecond, DelayFactor: 2, MaxDelay: 3 * time.Second}, t0)
+	base := t0
+	for _, tc := range []struct {
+		took, want time.Duration // want: from the answer's end to the next start
+	}{
+		{10 * time.Millisecond, 0}, // 20ms: the delay, counted from the start, is longer
+		{400 * time.Millisecond, 800 * time.Millisecond},
+		{5 * time.Second, 3 * time.Second}, // 10 s, capped
+	} {
+		base = base.Add(time.Hour) // each case an hour after the one before
+		start := acquireAt(t, g, origin, base)
+		g.Sent(origin, start)
+		end := start.Add(tc.took)
+		g.Release(origin, end, Result{Status: 200, Took: tc.took})
+		next := acquireAt(t, g, origin, end)
+		floor := end.Add(tc.want)
+		if d := start.Add(100 * time.Millisecond); d.After(floor) {
+			floor = d
+		}
+		if next.Before(floor) || next.After(floor.Add(10*time.Millisecond)) {
+			t.Errorf("answer of %v: next start %v after its end, want %v", tc.took, next.Sub(end), floor.Sub(end))
+		}
+		g.Release(origin, next, Result{Status: 200, Unsent: true})
+	}
+}
+
+// A bandwidth cap puts the host's next start off by bytes/cap from the
+// request's own start, and answers that overlap add up.
+func TestGateBandwidthCap(t *testing.T) {
+	g := New(Config{MaxPerHost: 2, MaxBytesPerSecond: 1000}, t0)
+	a := acquireAt(t, g, origin, t0)
+	b := acquireAt(t, g, origin, t0)
+	g.Sent(origin, a)
+	g.Sent(origin, b)
+	// Two answers of 500 bytes that took 100 ms each: a second's worth.
+	g.Release(origin, t0.Add(100*time.Millisecond), Result{Status: 200, Took: 100 * time.Millisecond, Bytes: 500})
+	g.Release(origin, t0.Add(100*time.Millisecond), Result{Status: 200, Took: 100 * time.Millisecond, Bytes: 500})
+	next := acquireAt(t, g, origin, t0.Add(100*time.Millisecond))
+	if want := t0.Add(time.Second); next.Before(want) || next.After(want.Add(10*time.Millisecond)) {
+		t.Errorf("next start %v after the first, want 1s: 1000 bytes at 1000 B/s", next.Sub(t0))
+	}
+	if s := g.Snapshot(t0.Add(500 * time.Millisecond)); s[0].WaitingWhy != WhyBandwidth {
+		t.Errorf("waiting for %q, want %q", s[0].WaitingWhy, WhyBandwidth)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -368,6 +369,13 @@ func (d *configDecoder) value(n *yaml.Node, v reflect.Value, key string) {
 			return
 		}
 		v.SetBool(b)
+	case v.Kind() == reflect.Float64:
+		var f float64
+		if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" || n.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			d.addf(n.Line, key, "want a number, got %s", describe(n))
+			return
+		}
+		v.SetFloat(f)
 	case v.Kind() == reflect.Int:
 		var i int
 		if n.ShortTag() != "!!int" || n.Decode(&i) != nil {

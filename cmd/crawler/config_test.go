@@ -103,12 +103,16 @@ politeness:
   honor_crawl_delay: false
   retry_after_max: 10m
   robots_last_wait: 5s
+  delay_factor: 1.5
+  max_delay: 12s
+  max_bytes_per_second: 64KiB
 fetch:
   workers: 4
   timeout: 1m30s
   max_body: 1048577
   max_redirects: 0
   retries: 0
+  proxy: http://proxy.internal:3128
 links:
   honor_nofollow: false
   honor_meta_robots: false
@@ -152,8 +156,8 @@ func allKeysConfig() crawler.Config {
 			MaxQueryVariants: 7,
 		},
 		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute,
-			RobotsLastWait: 5 * time.Second},
-		Fetch: crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577},
+			RobotsLastWait: 5 * time.Second, DelayFactor: 1.5, MaxDelay: 12 * time.Second, MaxBytesPerSecond: 64 * crawler.KiB},
+		Fetch: crawler.FetchConfig{Workers: 4, Timeout: 90 * time.Second, MaxBody: 1048577, Proxy: "http://proxy.internal:3128"},
 		Output: crawler.OutputConfig{
 			URLs: "-", Links: "links.jsonl", MirrorDir: "mirror", MirrorLinks: "relative", WARC: "warc",
 			WARCMaxSize: 3 * crawler.GiB / 2,
@@ -176,7 +180,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 49} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 53} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}
@@ -187,7 +191,7 @@ func TestDecodeAllKeys(t *testing.T) {
 // knows, each field with a yaml name.
 func TestConfigTypesDecodable(t *testing.T) {
 	known := []reflect.Type{
-		reflect.TypeFor[string](), reflect.TypeFor[int](), reflect.TypeFor[bool](),
+		reflect.TypeFor[string](), reflect.TypeFor[int](), reflect.TypeFor[float64](), reflect.TypeFor[bool](),
 		reflect.TypeFor[[]string](), reflect.TypeFor[time.Duration](), reflect.TypeFor[crawler.ByteSize](),
 	}
 	var walk func(t reflect.Type, prefix string)
