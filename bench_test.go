@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -126,4 +127,98 @@ func BenchmarkExtractDocs(b *testing.B) {
 	for b.Loop() {
 		extractHTML(body, "text/html; charset=utf-8", base, "politecrawl")
 	}
+}
+
+// docsSite serves a documentation site shaped like the Python docs:
+// /library/mod0.html … mod{n-1}.html, each a docsPage-like page of
+// about 150 KB whose navigation links to 40 modules and whose sections
+// cross-reference others at anchors; a stylesheet and a script; and a
+// robots.txt.
+func docsSite(b *testing.B, n int) *httptest.Server {
+	pages := make([][]byte, n)
+	for i := range n {
+		var p strings.Builder
+		fmt.Fprintf(&p, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>mod%d — Module %d</title>`+
+			`<link rel="stylesheet" href="../_static/pygments.css" type="text/css"><link rel="next" href="mod%d.html">`+
+			`<script src="../_static/doctools.js"></script></head><body><div class="related" role="navigation"><ul>`, i, i, (i+1)%n)
+		for k := range 40 {
+			fmt.Fprintf(&p, `<li class="nav-item"><a href="mod%d.html" title="Module %d">mod%d</a></li>`, (i+k*7+1)%n, k, k)
+		}
+		p.WriteString(`</ul></div><div class="body" role="main">`)
+		for s := range 35 {
+			fmt.Fprintf(&p, `<section id="s%d"><h2>Section %d<a class="headerlink" href="#s%d">¶</a></h2>`, s, s, s)
+			fmt.Fprintf(&p, `<p>See <a class="reference internal" href="mod%d.html#s%d"><code class="xref"><span class="pre">f%d()</span></code></a> for the details.</p>`, (i*3+s)%n, s, s)
+			p.WriteString(`<div class="highlight"><pre>`)
+			for l := range 12 {
+				fmt.Fprintf(&p, `<span class="kn">import</span> <span class="nn">os</span><span class="p">;</span> <span class="n">x%d</span> <span class="o">=</span> <span class="n">f%d</span><span class="p">()</span>`+"\n", l, l)
+			}
+			p.WriteString(`</pre></div></section>`)
+		}
+		p.WriteString(`</div></body></html>`)
+		pages[i] = []byte(p.String())
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+			return
+		case "/_static/pygments.css":
+			w.Header().Set("Content-Type", "text/css")
+			w.Write([]byte(strings.Repeat(".highlight .kn { color: #007020; font-weight: bold }\n", 100)))
+			return
+		case "/_static/doctools.js":
+			w.Header().Set("Content-Type", "application/javascript")
+			w.Write([]byte(strings.Repeat("function f(){ return 1; }\n", 200)))
+			return
+		}
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/library/mod%d.html", &i); err != nil || i < 0 || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(pages[i])
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkCrawlDocs mirrors a documentation site as the docs-mirror
+// comparison with wget2 does: one host, one connection, no delay, large
+// pages of many links each, with a mirror (links made relative) and an
+// inventory. It reports pages/s and CPU time per page (client and server
+// together, as both run in this process).
+func BenchmarkCrawlDocs(b *testing.B) {
+	const n = 300
+	srv := docsSite(b, n)
+	var pages int64
+	var elapsed, cpu time.Duration
+	for b.Loop() {
+		dir := b.TempDir()
+		cfg := DefaultConfig()
+		cfg.Seeds, cfg.StateDir = []string{srv.URL + "/library/mod0.html"}, filepath.Join(dir, "state")
+		cfg.Politeness.Delay, cfg.Politeness.MaxPerHost = 0, 1
+		cfg.Fetch.Workers = 4
+		cfg.Output.URLs = filepath.Join(dir, "urls.jsonl")
+		cfg.Output.MirrorDir = filepath.Join(dir, "mirror")
+		cfg.Output.MirrorLinks = MirrorLinksRelative
+		c, err := New(cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start, cpu0 := time.Now(), cpuTime()
+		sum, err := c.Run(context.Background())
+		elapsed += time.Since(start)
+		cpu += cpuTime() - cpu0
+		c.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Pages["2xx"] < n {
+			b.Fatalf("fetched %d pages, want %d", sum.Pages["2xx"], n)
+		}
+		pages += sum.Pages["2xx"]
+	}
+	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
 }
