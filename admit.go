@@ -68,7 +68,10 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			why = c.conf().scope.checkExternal(mustParse(canon.Request))
 		}
 		if why != "" {
-			c.refuse(parent, raw, ln.kind, why)
+			// Recorded in its request form, as a fetched URL is: the
+			// same URL written two ways (http://h and http://h/) is one
+			// record.
+			c.refuse(parent, canon.Request, ln.kind, why)
 			continue
 		}
 		kind := frontier.KindPage

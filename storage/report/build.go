@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/politecrawl/crawler/frontier"
 )
@@ -50,6 +51,7 @@ func Build(in Inputs, names Names) (*Report, error) {
 		if err := old.readInventory(in.Previous); err != nil {
 			return nil, fmt.Errorf("read %s: %w", names.Previous, err)
 		}
+		old.addAliases()
 		rep.warn(old.skip.warning(names.Previous))
 		rep.Compare = compare(old, c)
 	}
@@ -287,7 +289,10 @@ func (c *crawl) count(o *Overview, p *page) {
 	case p.has(fOutOfScope):
 		o.OutOfScope++
 	}
-	if p.status == 0 && !p.has(fNetError) {
+	if p.status == 0 && (!p.has(fNetError) || strings.HasPrefix(p.errText, robotsUnreachable)) {
+		// Not asked: refused, or of a host given up on before its
+		// first page, its robots.txt having got no answer (broken all
+		// the same, but never requested).
 		return
 	}
 	o.Fetched++

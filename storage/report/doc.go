@@ -29,7 +29,9 @@
 // formats show those by value).
 //
 //   - overview: urls are the distinct URLs with a record; fetched those
-//     with an answer or a network error, by_status by their current
+//     asked, with an answer or a network error of their own request (not
+//     those of a host given up on because its robots.txt got no answer:
+//     never requested, though broken), by_status by their current
 //     status (error: no answer); disallowed is robots "disallowed";
 //     out_of_scope is an error starting "out of scope" (admit.go's
 //     "out of scope: REASON"); pages_html the 2xx HTML pages of the
@@ -82,7 +84,8 @@
 //   - slowest, largest: the 20 URLs of the crawl's hosts with an answer
 //     (any type) with the greatest duration_ms and bytes, ties to the
 //     lesser URL.
-//   - compare (with Inputs.Previous): URLs of the crawl's hosts with a
+//   - compare (with Inputs.Previous): URLs of the crawl's hosts, not
+//     refused by scope, matched by canonical key too, with a
 //     record now and not before (new), before and not now (gone), and
 //     the changes of status (a 304 standing for the status it confirms),
 //     title, canonical (as written) and noindex of the others.
