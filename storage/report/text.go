@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -106,7 +107,9 @@ func printable(s string) string {
 
 // WriteCSV writes one CSV file per table into dir, created if needed:
 // NAME.csv with the column names on line 1, a row per inlink of a broken
-// URL (see Tables). A table that was not made has its header only.
+// URL (see Tables). A table that was not made has its header only. A
+// cell that begins with =, +, -, @, a tab or a carriage return is
+// written after a single quote, so that no spreadsheet runs it.
 func WriteCSV(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -127,10 +130,32 @@ func writeCSVFile(path string, t Table) error {
 	bw := bufio.NewWriter(f)
 	cw := csv.NewWriter(bw)
 	cw.Write(t.Columns)
-	cw.WriteAll(t.Rows) // flushes
+	for _, row := range t.Rows {
+		cw.Write(defused(row))
+	}
+	cw.Flush()
 	err = errors.Join(cw.Error(), bw.Flush(), f.Close())
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// defused is row with each cell that a spreadsheet would take for a
+// formula (one that begins with =, +, -, @, a tab or a carriage return)
+// written as text, with OWASP's leading single quote: a crawled site's
+// title or anchor must not run in whoever opens the audit (CSV
+// injection). row is copied only when a cell changes.
+func defused(row []string) []string {
+	out := row
+	for i, c := range row {
+		if c == "" || !strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			continue
+		}
+		if &out[0] == &row[0] {
+			out = slices.Clone(row)
+		}
+		out[i] = "'" + c
+	}
+	return out
 }
