@@ -216,7 +216,7 @@ func (inv *Inventory) writeLine(v any) error {
 	if err := inv.enc.Encode(v); err != nil {
 		return fmt.Errorf("encode inventory record: %w", err)
 	}
-	line := inv.scratch.Bytes()
+	line := EscapeJSON(inv.scratch.Bytes()) // no C1 or bidi control raw: discover prints it to terminals
 	if len(inv.pending) > 0 && len(inv.pending)+len(line) > inventoryBuffer {
 		if err := inv.flush(); err != nil {
 			return err

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/politecrawl/crawler"
+	"github.com/politecrawl/crawler/storage"
 )
 
 const (
@@ -303,7 +304,9 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if lc.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		// Each record is one Write: its C1 and bidi controls are escaped
+		// as \uXXXX on the way, as the inventory's are.
+		return slog.New(slog.NewJSONHandler(storage.JSONWriter(w), opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/politecrawl/crawler"
 	"github.com/politecrawl/crawler/sitemap"
+	"github.com/politecrawl/crawler/storage"
 )
 
 const sitemapUsage = "sitemap [--json] [--agent UA] [--timeout 30s] [--delay 0] [--max-urls N] [--max-bytes SIZE] [--max-children N] URL..."
@@ -78,15 +79,15 @@ func runSitemap(ctx context.Context, args []string, s stdio) error {
 		Fetch:  f.fetch,
 		Limits: sitemap.Limits{MaxURLs: *maxURLs, MaxBytes: int64(maxBytes), MaxChildren: *maxChildren},
 		Warn: func(warning sitemap.Warning) {
-			fmt.Fprintf(warnings, "warning: %s\n", warning)
+			fmt.Fprintf(warnings, "warning: %s\n", storage.Printable(warning.String()))
 		},
 	}
 	emit := func(e sitemap.Entry) error {
-		out.WriteString(e.Loc)
+		out.WriteString(printableURL(e.Loc))
 		return out.WriteByte('\n')
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
+		enc := json.NewEncoder(storage.JSONWriter(out)) // no C1 or bidi control raw
 		enc.SetEscapeHTML(false)
 		emit = func(e sitemap.Entry) error {
 			return enc.Encode(sitemapJSON{Loc: e.Loc, Lastmod: e.LastmodRaw, ChangeFreq: e.ChangeFreq, Priority: e.Priority, Sitemap: e.Sitemap})
@@ -101,6 +102,27 @@ func runSitemap(ctx context.Context, args []string, s stdio) error {
 		return errors.New("sitemap: no sitemap could be fetched")
 	}
 	return nil
+}
+
+// printableURL is u with each control character, bidi control, U+2028
+// and U+2029 percent-encoded (as a browser would send it): a sitemap's
+// <loc> cannot drive the terminal it is printed on (a C1 CSI, U+009B) or
+// reorder the line (U+202E), and the line is still the URL.
+func printableURL(u string) string {
+	if strings.IndexFunc(u, storage.Hazard) < 0 {
+		return u
+	}
+	var b strings.Builder
+	for _, r := range u {
+		if !storage.Hazard(r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, c := range []byte(string(r)) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // sitemapJSON is the --json form of one page.

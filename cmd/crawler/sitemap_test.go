@@ -339,3 +339,39 @@ func TestSitemapCommandPrintsNoControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// C1 controls (U+009B, an 8-bit CSI), bidi overrides and isolates and
+// the line separators a sitemap's <loc> holds reach no output raw: the
+// URL lines percent-encode them, --json escapes them (issue 23, item 7).
+func TestSitemapCommandPrintsNoC1OrBidi(t *testing.T) {
+	s := newSitemapSite(t)
+	s.file("/x/s.xml", urlsetOf(
+		s.url("/x/a\u009b2J"),
+		s.url("/x/b\u202eexe.txt"),
+		s.url("/x/c\u2066d\u2028e\u0085"),
+		s.url("/out-of-scope/\u009b2J\u202e"), // a warning quotes it
+	), "")
+	for _, args := range [][]string{{s.url("/x/s.xml")}, {"--json", s.url("/x/s.xml")}} {
+		stdout, stderr, code := runSitemapCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d; stderr:\n%s", args, code, stderr)
+		}
+		for name, text := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			if i := strings.IndexAny(text, "\u009b\u202e\u2066\u2028\u0085"); i >= 0 {
+				t.Errorf("%v: %s holds a control raw at %d: %q", args, name, i, text)
+			}
+		}
+		if n := strings.Count(stdout, "\n"); n != 3 {
+			t.Errorf("%v: %d lines, want 3: %q", args, n, stdout)
+		}
+		if args[0] != "--json" && !strings.Contains(stdout, s.url("/x/a%C2%9B2J")) {
+			t.Errorf("stdout %q lacks /x/a%%C2%%9B2J", stdout)
+		}
+		if !strings.Contains(stderr, "out-of-scope") {
+			t.Errorf("stderr %q lacks the warning", stderr)
+		}
+		if args[0] == "--json" && !strings.Contains(stdout, `/b\u202eexe.txt`) {
+			t.Errorf("--json stdout %q lacks /b\\u202eexe.txt", stdout)
+		}
+	}
+}

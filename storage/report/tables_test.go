@@ -320,3 +320,31 @@ func TestCSVInjectionDefused(t *testing.T) {
 		}
 	}
 }
+
+// A title's C1 and bidi controls and line separators reach neither the
+// text report nor its JSON raw (issue 23, item 7).
+func TestTextAndJSONEscapeControls(t *testing.T) {
+	title := "a\u009b31m\u202eevil\u2028b\u2029c\u2066d"
+	inv := fmt.Sprintf(`{"url":"https://ex.test/1","status":200,"content_type":"text/html","title":%q}
+{"url":"https://ex.test/2","status":200,"content_type":"text/html","title":%[1]q}
+`, title)
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := WriteText(&text, r, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "json": js.String()} {
+		if strings.ContainsAny(out, "\u009b\u202e\u2028\u2029\u2066") {
+			t.Errorf("%s holds a control raw: %q", name, out)
+		}
+		if !strings.Contains(out, `a\u009b31m\u202eevil`) {
+			t.Errorf("%s lacks the title escaped: %q", name, out)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 // WriteJSON writes the report as one JSON object on one line (a report
@@ -19,7 +21,7 @@ import (
 // indented).
 func WriteJSON(w io.Writer, r *Report) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	enc := json.NewEncoder(bw)
+	enc := json.NewEncoder(storage.JSONWriter(bw)) // no C1 or bidi control raw
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
 		return err
@@ -75,9 +77,9 @@ func WriteText(w io.Writer, r *Report, limit int, more string) error {
 }
 
 // writeTextRow writes row, a cell of several lines on lines of its own
-// under the first, the other cells empty there. Tabs and other control
-// characters in cells become spaces, so that they cannot break the
-// columns or drive a terminal.
+// under the first, the other cells empty there. Tabs and other C0
+// controls in cells become spaces, so that they cannot break the columns
+// or drive a terminal; C1 and bidi controls are escaped (printable).
 func writeTextRow(tw io.Writer, row []string) {
 	cells := make([][]string, len(row))
 	lines := 1
@@ -96,13 +98,17 @@ func writeTextRow(tw io.Writer, row []string) {
 	}
 }
 
+// printable is s with C0 controls and DEL as spaces, and C1 controls,
+// bidi controls, U+2028 and U+2029 as visible \uXXXX escapes
+// (storage.Printable): a page title cannot drive the terminal or reorder
+// the line it is on.
 func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+	return storage.Printable(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // WriteCSV writes one CSV file per table into dir, created if needed:
