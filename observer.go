@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"encoding/json"
 	"maps"
 	"runtime"
 	"runtime/debug"
@@ -9,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/robots"
+	"github.com/politecrawl/crawler/sitemap"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -265,6 +269,31 @@ var (
 		"Partitions of a shared crawl gained (after a clean handover or not), handed over and lost.", []string{"change"}, nil)
 )
 
+// The label values of the labelled counters that are known beforehand:
+// each series is there at zero from the start, so that an alert on it
+// (rate(crawler_output_errors_total[5m]) > 0) sees it before its first
+// increment. Values found later (a rule added to sitemap) join when
+// counted.
+var (
+	robotsResults = []string{string(robots.ResultOK), string(robots.ResultMissing), string(robots.ResultUnreachable)}
+	rejectReasons = []string{
+		string(frontier.ReasonScheme), string(frontier.ReasonUserinfo), string(frontier.ReasonHost),
+		string(frontier.ReasonTooLong), string(frontier.ReasonParse), string(frontier.ReasonControl),
+		rejectInclude, rejectExclude, // rejectHost is frontier.ReasonHost's "host"
+		rejectDepth, rejectLength, rejectPathDepth,
+		rejectRepeated, rejectCalendar, rejectQueries, "nofollow", "max-pages", "redirects", "host-budget",
+	}
+	sitemapRules = []string{
+		string(sitemap.RuleMaxURLs), string(sitemap.RuleMaxBytes), string(sitemap.RuleMaxChildren),
+		string(sitemap.RuleScope), string(sitemap.RuleTooLong), string(sitemap.RuleScheme),
+		string(sitemap.RuleInvalidURL), string(sitemap.RuleControl), string(sitemap.RuleLastmod),
+		string(sitemap.RuleChangefreq), string(sitemap.RulePriority), string(sitemap.RuleMalformed),
+		string(sitemap.RuleFormat), string(sitemap.RuleNestedIndex), string(sitemap.RuleDuplicate),
+		string(sitemap.RuleFetch),
+	}
+	outputKeys = []string{"output.urls", "output.links", "output.mirror_dir", "output.warc"}
+)
+
 // Describe is prometheus.Collector's.
 func (o *observer) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(o, ch) }
 
@@ -277,7 +306,12 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
-	byLabel := func(d *prometheus.Desc, m map[string]int64) {
+	byLabel := func(d *prometheus.Desc, m map[string]int64, known ...string) {
+		for _, k := range known {
+			if _, ok := m[k]; !ok {
+				counter(d, 0, k) // there from the start, for an alert to see
+			}
+		}
 		for k, v := range m {
 			counter(d, float64(v), k)
 		}
@@ -289,16 +323,16 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 	}
 	counter(descBytes, float64(o.bytes))
 	counter(descDone, float64(o.done))
-	byLabel(descRobots, o.robots)
+	byLabel(descRobots, o.robots, robotsResults...)
 	counter(descWait, o.waited.Seconds())
-	byLabel(descRejected, o.rejected)
+	byLabel(descRejected, o.rejected, rejectReasons...)
 	counter(descRetries, float64(o.retries))
 	counter(descDisallowed, float64(o.disallowed))
 	counter(descNotModified, float64(o.notModified))
 	counter(descSitemapURLs, float64(o.sitemapURLs))
-	byLabel(descWarnings, o.warnings)
+	byLabel(descWarnings, o.warnings, sitemapRules...)
 	counter(descStateErrors, float64(o.stateErrors))
-	byLabel(descOutputErrors, o.outputErrors)
+	byLabel(descOutputErrors, o.outputErrors, outputKeys...)
 	if g.partitions >= 0 {
 		for _, k := range []string{"gained_clean", "gained_unclean", "handover", "lost"} {
 			counter(descPartChanges, float64(o.partChanges[k]), k)
@@ -317,8 +351,11 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Summary is what a run did, for the report at its end.
+//
+// Its JSON (the log's summary record under log.format: json) gives the
+// two durations in seconds, as elapsed_s and politeness_wait_s.
 type Summary struct {
-	Elapsed time.Duration `json:"elapsed"`
+	Elapsed time.Duration `json:"-"` // elapsed_s in JSON
 	// Done counts the URLs completed this run: fetched, refused by
 	// robots.txt or kept out.
 	Done int64 `json:"done"`
@@ -332,7 +369,7 @@ type Summary struct {
 	Disallowed   int64            `json:"disallowed_by_robots"`
 	Rejected     map[string]int64 `json:"rejected"` // URLs kept out, by reason
 	Retries      int64            `json:"retries,omitempty"`
-	PoliteWait   time.Duration    `json:"politeness_wait"`
+	PoliteWait   time.Duration    `json:"-"` // politeness_wait_s in JSON
 	Parked       []ParkedHost     `json:"parked_hosts,omitempty"`
 	Queued       int64            `json:"queued"` // left in the frontier
 	StateErrors  int64            `json:"state_errors,omitempty"`
@@ -347,6 +384,18 @@ type Summary struct {
 	// "max_pages", "signal" (ctx cancelled), "time" (ctx's deadline) or
 	// "error" (a failed write; Run returns it).
 	Stopped string `json:"stopped"`
+}
+
+// MarshalJSON writes the summary with its durations in seconds
+// (elapsed_s, politeness_wait_s): a log reader wants a number of a known
+// unit, not Go's nanoseconds.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type fields Summary // without this method
+	return json.Marshal(struct {
+		ElapsedS float64 `json:"elapsed_s"`
+		fields
+		PoliteWaitS float64 `json:"politeness_wait_s"`
+	}{s.Elapsed.Seconds(), fields(s), s.PoliteWait.Seconds()})
 }
 
 // BrokenURL is a URL that answered 4xx or 5xx, or did not answer.

@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -50,7 +51,7 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 				continue
 			}
 			c.log.Info("progress", "elapsed", now.Sub(start).Round(time.Second).String(), "done", p.done,
-				"queued", p.queued, "leased", p.leased, "pages_per_s", fmt.Sprintf("%.1f", rate),
+				"queued", p.queued, "leased", p.leased, "pages_per_s", math.Round(rate*10)/10,
 				"hosts_active", p.active, "hosts_waiting", p.waiting, "hosts_parked", p.parked, "errors", p.errors)
 		}
 	})

@@ -83,21 +83,52 @@ func TestDiscoverNothingAnswered(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	found := false
+	var last map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			if !strings.HasPrefix(line, "crawler: ") { // the error, as every command prints it
-				t.Errorf("not a JSON line under --log-format json: %q", line)
-			}
+			t.Errorf("not a JSON line under --log-format json: %q", line)
 			continue
 		}
+		last = rec
 		if rec["msg"] == "summary" {
 			sum, _ := rec["summary"].(map[string]any)
 			found = sum["stopped"] == "drained"
+			// Durations in seconds, as numbers.
+			for _, k := range []string{"elapsed_s", "politeness_wait_s"} {
+				if _, ok := sum[k].(float64); !ok {
+					t.Errorf("summary %s = %#v; want a number of seconds", k, sum[k])
+				}
+			}
+			if _, ok := sum["elapsed"]; ok {
+				t.Errorf("summary still has elapsed (nanoseconds): %v", sum)
+			}
 		}
 	}
 	if !found {
 		t.Errorf("no summary record with stopped=drained:\n%s", stderr)
+	}
+	// The error is the last record, with the exit code.
+	if msg, _ := last["msg"].(string); !strings.Contains(msg, "no page could be fetched") || last["level"] != "ERROR" || last["exit_code"] != 1.0 {
+		t.Errorf("last record %v; want the error, level ERROR, exit_code 1", last)
+	}
+}
+
+// Under --log-format json (or log.format: json in the config file) a
+// usage or config error is a JSON record too, and the exit code stays 2.
+func TestJSONLogConfigErrors(t *testing.T) {
+	cfg := writeFile(t, "c.yaml", "log:\n  format: json\npoliteness:\n  delay: -1s\n  dealy: 1s\n")
+	for _, args := range [][]string{
+		{"discover", "--log-format", "json", "--delay", "-1s", "http://127.0.0.1:1/"},
+		{"discover", "--log-format=json", "--no-such-flag", "http://127.0.0.1:1/"},
+		{"crawl", "-c", cfg, "http://127.0.0.1:1/"},
+	} {
+		_, stderr, code := runCmd(t, "", args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		var rec map[string]any
+		if code != 2 || len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &rec) != nil || rec["level"] != "ERROR" || rec["exit_code"] != 2.0 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one JSON error record", args, code, stderr)
+		}
 	}
 }
 

@@ -58,7 +58,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, args[1:], s)
+			err := c.run(ctx, args[1:], s)
+			if err != nil && !errors.Is(err, flag.ErrHelp) && logsJSON(args[1:]) {
+				return &jsonError{err}
+			}
+			return err
 		}
 	}
 	return usageErrorf("unknown command %q (see 'crawler help')", name)
@@ -125,12 +129,18 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "crawler: %v\n", err)
+	code := 1
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return 2
+		code = 2
 	}
-	return 1
+	var je *jsonError
+	if errors.As(err, &je) {
+		writeJSONError(stderr, je.err, code)
+		return code
+	}
+	fmt.Fprintf(stderr, "crawler: %v\n", err)
+	return code
 }
 
 // parseFlags parses args with fs, letting flags and positional arguments be
