@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,10 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 	cf := addConfigFlags(fs)
 	refresh := addRefreshFlag(fs)
 	refuse(fs, "daemon", "mirror", "mirror-links", "warc", "recrawl")
+	// An audit keeps its state in a temporary directory unless told
+	// otherwise: its help must not show crawl's ./crawl-state.
+	sd := fs.Lookup("state-dir")
+	sd.Usage, sd.DefValue = "keep the audit's state in `directory`, to resume from or --refresh (default: a temporary directory, removed at the end; overrides state_dir)", ""
 	urls, err := parseFlags(fs, args, discoverUsage, s.out)
 	if err != nil {
 		return err
@@ -381,11 +386,21 @@ func reportCommand(cfg crawler.Config) string {
 	if !regularFile(cfg.Output.URLs) {
 		return ""
 	}
-	cmd := "crawler report --urls " + shellQuote(cfg.Output.URLs)
+	cmd := programName() + " report --urls " + shellQuote(cfg.Output.URLs)
 	if regularFile(cfg.Output.Links) {
 		cmd += " --links " + shellQuote(cfg.Output.Links)
 	}
 	return cmd
+}
+
+// programName is how to run this binary again in a command shown to the
+// user: as it was run when that was by a path whose file is named
+// crawler (./crawler, bin/crawler), else crawler (found in PATH).
+func programName() string {
+	if p := os.Args[0]; strings.ContainsRune(p, '/') && filepath.Base(p) == "crawler" {
+		return shellQuote(p)
+	}
+	return "crawler"
 }
 
 // regularFile reports whether path names a regular file.

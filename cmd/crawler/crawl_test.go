@@ -440,6 +440,10 @@ func TestHelpListsOnlyTakenFlags(t *testing.T) {
 			t.Errorf("help discover lists %s, which discover does not take", name)
 		}
 	}
+	// discover keeps its state in a temporary directory, not crawl's.
+	if strings.Contains(out, "crawl-state") || !strings.Contains(out, "temporary directory") {
+		t.Errorf("help discover gives crawl's state-dir default:\n%s", out)
+	}
 	out, _, code = runCmd(t, "", "help", "crawl")
 	if code != 0 || !strings.Contains(out, "\n  -mirror directory") || !strings.Contains(out, "\n  -daemon") {
 		t.Errorf("help crawl: exit %d, lacks -mirror or -daemon:\n%s", code, out)

@@ -28,8 +28,9 @@ const demoUsage = "demo [--addr 127.0.0.1:8089] [--dir demo]"
 var demoSite embed.FS
 
 // runDemo is `crawler demo`: it serves the bundled demo site on a loopback
-// address and crawls it with the defaults, writing the state, the inventory
-// and a mirror under one directory. It needs no network and no setup; run
+// address and crawls it with the defaults, writing the state, the inventory,
+// the link graph and a mirror under one directory, and ends with the
+// command that writes its audit. It needs no network and no setup; run
 // it again and it resumes (and, once done, finds nothing left to do).
 func runDemo(ctx context.Context, args []string, s stdio) error {
 	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -53,6 +54,7 @@ func runDemo(ctx context.Context, args []string, s stdio) error {
 	cfg.Seeds = []string{base + "/"}
 	cfg.StateDir = filepath.Join(*dir, "state")
 	cfg.Output.URLs = filepath.Join(*dir, "urls.jsonl")
+	cfg.Output.Links = filepath.Join(*dir, "links.jsonl")
 	cfg.Output.MirrorDir = filepath.Join(*dir, "mirror")
 	cfg.Politeness.Delay = 100 * time.Millisecond
 	if err := cfg.Validate(); err != nil {
@@ -62,7 +64,8 @@ func runDemo(ctx context.Context, args []string, s stdio) error {
 	if err := crawl(ctx, cfg, crawler.Options{}, s, nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "inventory: %s\nmirror:    %s\n", cfg.Output.URLs, cfg.Output.MirrorDir)
+	fmt.Fprintf(s.err, "inventory:  %s\nlink graph: %s\nmirror:     %s\nthe audit:  %s\n",
+		cfg.Output.URLs, cfg.Output.Links, cfg.Output.MirrorDir, reportCommand(cfg))
 	return nil
 }
 

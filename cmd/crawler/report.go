@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"golang.org/x/term"
 
@@ -141,7 +142,7 @@ func runReport(_ context.Context, args []string, s stdio) error {
 		case "json":
 			return report.WriteJSON(w, rep)
 		case "html":
-			return report.WriteHTML(w, rep)
+			return report.WriteHTML(w, rep, time.Now())
 		}
 		limit, more := 0, ""
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -35,7 +35,7 @@ const sitemapMaxRedirects = 5
 func runSitemap(ctx context.Context, args []string, s stdio) error {
 	fs := flag.NewFlagSet("sitemap", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (loc, lastmod, changefreq, priority, sitemap) instead of the bare URL")
-	agent := fs.String("agent", sitemapAgent(), "send `UA` as the User-Agent")
+	agent := fs.String("agent", crawler.DefaultConfig().UserAgent, "send `UA` as the User-Agent (user_agent's default, as crawl sends)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give each request, body included, at most `duration`")
 	delay := fs.Duration("delay", 0, "leave at least `duration` between the starts of two requests")
 	maxURLs := fs.Int("max-urls", sitemap.DefaultMaxURLs, "read at most `n` URLs from one file (sitemap_limits.max_urls)")
@@ -132,16 +132,6 @@ type sitemapJSON struct {
 	ChangeFreq string  `json:"changefreq,omitempty"`
 	Priority   float64 `json:"priority"`
 	Sitemap    string  `json:"sitemap"`
-}
-
-// sitemapAgent is the default User-Agent: the product token, the version,
-// and where to read about the crawler.
-func sitemapAgent() string {
-	v := strings.TrimPrefix(versionString(), "v")
-	if v == "" || strings.ContainsAny(v, "() ") {
-		v = "dev"
-	}
-	return "politecrawl/" + v + " (+https://github.com/politecrawl/crawler)"
 }
 
 // sitemapFetcher fetches one sitemap at a time, leaving at least delay

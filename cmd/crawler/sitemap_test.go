@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/politecrawl/crawler"
 )
 
 // runSitemapCmd runs `crawler sitemap args...` and returns stdout, stderr
@@ -116,8 +118,8 @@ func TestSitemapCommand(t *testing.T) {
 		t.Errorf("got exit %d, stdout\n%s\nstderr\n%s\nwant stdout\n%s", code, out, errOut, want)
 	}
 	for _, ua := range s.agents {
-		if !strings.HasPrefix(ua, "politecrawl/") {
-			t.Errorf("User-Agent %q", ua)
+		if want := crawler.DefaultConfig().UserAgent; ua != want || !strings.HasPrefix(ua, "politecrawl/1.0 ") {
+			t.Errorf("User-Agent %q; want crawl's, %q", ua, want)
 		}
 	}
 

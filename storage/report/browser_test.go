@@ -43,7 +43,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Skip("no chromium, chromium-browser or google-chrome in PATH: the HTML report is not checked in a browser")
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, build(t, true, false)); err != nil {
+	if err := WriteHTML(&b, build(t, true, false), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.Replace(b.String(), "</body>", browserHook, 1)

@@ -29,7 +29,7 @@ func Build(in Inputs, names Names) (*Report, error) {
 		return nil, fmt.Errorf("read %s: %w", names.Inventory, err)
 	}
 	c.addAliases()
-	rep := &Report{HasSitemap: c.sitemap}
+	rep := &Report{HasSitemap: c.sitemap, Sites: slices.Sorted(slices.Values(c.sites))}
 	rep.warn(c.skip.warning(names.Inventory))
 
 	broken := c.brokenSet()

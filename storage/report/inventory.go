@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -78,7 +79,8 @@ type crawl struct {
 	sorted  []uint32          // the ids in URL order; see order
 	rank    []uint32          // id to its place in URL order
 	skip    skipped
-	sitemap bool // some record shows that a sitemap was read
+	sitemap bool     // some record shows that a sitemap was read
+	sites   []string // origins of the seeds, at most maxSites
 }
 
 func newCrawl() *crawl { return &crawl{ids: newIndex(), aliases: map[string]uint32{}} }
@@ -219,6 +221,11 @@ func (c *crawl) apply(rec *record) {
 	set(fViaSitemap, rec.FoundVia == "sitemap" || prev.has(fViaSitemap))
 	if rec.InSitemap || rec.FoundVia == "sitemap" {
 		c.sitemap = true
+	}
+	if rec.FoundVia == "seed" && !rec.External && len(c.sites) < maxSites {
+		if u, err := frontier.Canonicalize(rec.URL, 1<<20); err == nil && !slices.Contains(c.sites, u.Origin) {
+			c.sites = append(c.sites, u.Origin)
+		}
 	}
 	if rec.NotModified && rec.Status == 304 && prev.has(fRecord) {
 		// Unchanged since the answer before: that answer's facts

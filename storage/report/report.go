@@ -56,7 +56,13 @@ type Report struct {
 	// whether any sitemap was, for the formats' notes on null tables.
 	HasLinks   bool `json:"-"`
 	HasSitemap bool `json:"-"`
+	// Sites are the origins of the crawl's seeds (records found_via
+	// seed), sorted, at most maxSites: what the HTML report is of.
+	Sites []string `json:"-"`
 }
+
+// maxSites bounds Report.Sites.
+const maxSites = 5
 
 // Overview counts the URLs of the inventory by their current state.
 type Overview struct {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/politecrawl/crawler/storage"
 )
@@ -208,19 +209,23 @@ func TestCSV(t *testing.T) {
 	}
 }
 
-// The HTML is one document that loads nothing, with every text escaped.
+// The HTML is one document that loads nothing, with every text escaped,
+// its URLs links (http and https only), naming the site and the date.
 func TestHTMLSelfContainedAndEscaped(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, build(t, true, true)); err != nil {
+	if err := WriteHTML(&b, build(t, true, true), time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, bad := range []string{`"x" <b>`, "src=", "href=\"http", "@import", "url("} {
+	for _, bad := range []string{`"x" <b>`, "src=", "<link", "@import", "url(", "href=\"javascript"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("HTML holds %q", bad)
 		}
 	}
-	for _, want := range []string{"G&ouml;ne", "&lt;b&gt;", `id="broken"`, "https://ex.test/redir-404"} {
+	// URLs are links (anchors load nothing), and the page names the
+	// site and the date.
+	for _, want := range []string{"G&ouml;ne", "&lt;b&gt;", `id="broken"`, `<a href="https://ex.test/redir-404">https://ex.test/redir-404</a>`,
+		"<title>Crawl audit of https://ex.test, 2026-11-27 09:30 UTC</title>", "<h1>Crawl audit of https://ex.test</h1>"} {
 		if !strings.Contains(out, want) && !strings.Contains(out, strings.ReplaceAll(want, "&ouml;", "ö")) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -346,5 +351,31 @@ func TestTextAndJSONEscapeControls(t *testing.T) {
 		if !strings.Contains(out, `a\u009b31m\u202eevil`) {
 			t.Errorf("%s lacks the title escaped: %q", name, out)
 		}
+	}
+}
+
+// Only an absolute http(s) URL at the start of a line becomes a link.
+func TestCellLink(t *testing.T) {
+	for line, want := range map[string]*linked{
+		"https://ex.test/a":          {URL: "https://ex.test/a"},
+		"http://ex.test/b “anchor”":  {URL: "http://ex.test/b", Rest: " “anchor”"},
+		"javascript:alert(1)":        nil,
+		"data:text/html,<b>":         nil,
+		"/relative":                  nil,
+		"404":                        nil,
+		`https://ex.test/"><script>`: {URL: `https://ex.test/"><script>`},
+	} {
+		got := cellLink(line)
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("cellLink(%q) = %v, want %v", line, got, want)
+		}
+	}
+	var b bytes.Buffer
+	r := &Report{Noindex: []string{`https://ex.test/"><script>x</script>`, "javascript:alert(1)"}}
+	if err := WriteHTML(&b, r, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "<script>x") || strings.Contains(out, `href="javascript`) {
+		t.Errorf("HTML holds a raw script or a javascript: link")
 	}
 }
