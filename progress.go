@@ -46,8 +46,10 @@ func (c *Crawler) startProgress(ctx context.Context) (stop func()) {
 			}
 			last, lastDone = now, p.done
 			if c.opts.Status != nil {
-				c.opts.Status(fmt.Sprintf("%s · done %d · queued %d · %.1f/s · hosts %d active, %d waiting · errors %d",
-					now.Sub(start).Round(time.Second), p.done, p.queued, rate, p.active, p.waiting, p.errors))
+				// Fields in the order they matter: a narrow terminal
+				// drops whole fields from the end (cmd/crawler's fit).
+				c.opts.Status(fmt.Sprintf("%s · done %d · queued %d · errors %d · %.1f/s · hosts %d active, %d waiting",
+					now.Sub(start).Round(time.Second), p.done, p.queued, p.errors, rate, p.active, p.waiting))
 				continue
 			}
 			c.log.Info("progress", "elapsed", now.Sub(start).Round(time.Second).String(), "done", p.done,

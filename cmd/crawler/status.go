@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -28,19 +29,27 @@ func (s *statusLine) set(line string) {
 	io.WriteString(s.term, "\r\033[K"+s.line)
 }
 
-// fit cuts line to one fewer rune than width columns (a terminal that
-// wraps at its last column would start a new line), or to 79 when width
-// is unknown.
+// fit makes line shorter than width columns (a terminal that wraps at
+// its last column would start a new line; 80 when width is unknown) by
+// dropping whole fields (parts between " · ") from its end, so that no
+// figure is ever cut: the line's producer puts what matters most first.
+// A first field that does not fit alone leaves the line empty.
 func fit(line string, width int) string {
 	if width <= 0 {
 		width = 80
 	}
-	if utf8.RuneCountInString(line) < width {
-		return line
+	for utf8.RuneCountInString(line) >= width {
+		i := strings.LastIndex(line, fieldSep)
+		if i < 0 {
+			return ""
+		}
+		line = line[:i]
 	}
-	runes := []rune(line)
-	return string(runes[:width-1])
+	return line
 }
+
+// fieldSep separates the fields of a progress line.
+const fieldSep = " · "
 
 // wrap returns w, a stream to the same terminal, with the line kept out of
 // its way.
