@@ -490,3 +490,24 @@ func TestSummaryNamesTheReportCommand(t *testing.T) {
 		t.Errorf("exit %d; an inventory sent to %s is named for a report:\n%s", code, os.DevNull, stderr)
 	}
 }
+
+// An unknown flag gets a "did you mean" as an unknown config key does.
+func TestUnknownFlagSuggestsOne(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"discover", "--delya", "1s", "http://127.0.0.1:1/"}, "(did you mean --delay?)"},
+		{[]string{"crawl", "--max_depth", "2", "http://127.0.0.1:1/"}, "(did you mean --max-depth?)"},
+		{[]string{"report", "--formt", "json"}, "(did you mean --format?)"},
+		{[]string{"sitemap", "--jsn", "http://127.0.0.1:1/"}, "(did you mean --json?)"},
+	} {
+		_, stderr, code := runCmd(t, "", tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+	if _, stderr, _ := runCmd(t, "", "discover", "--zzzzzzzz", "http://127.0.0.1:1/"); strings.Contains(stderr, "did you mean") {
+		t.Errorf("a flag like none suggests one: %q", stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; when it
@@ -164,7 +165,7 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([
 				printFlags(fs, out)
 				return nil, err
 			}
-			return nil, usageErrorf("%s: %v", fs.Name(), err)
+			return nil, usageErrorf("%s: %v%s", fs.Name(), err, suggestFlag(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -173,6 +174,33 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// suggestFlag offers, for an unknown flag, the likely meant one of fs
+// (as an unknown config key gets one): the nearest name within two edits,
+// or "" when none is near.
+func suggestFlag(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.ToLower(strings.ReplaceAll(strings.TrimLeft(name, "-"), "_", "-"))
+	if len(name) > 64 {
+		return ""
+	}
+	best, bestDist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage == notTaken {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestDist && d < len(f.Name) {
+			best, bestDist = f.Name, d
+		}
+	})
+	if best == "" {
+		return ""
+	}
+	return " (did you mean --" + best + "?)"
 }
 
 // notTaken is the usage of a flag a command defines only to refuse it with
