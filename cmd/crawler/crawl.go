@@ -334,6 +334,9 @@ func routeStdLog(log *slog.Logger) (restore func()) {
 	}
 }
 
+// maxParkedShown is how many parked hosts the summary names.
+const maxParkedShown = 5
+
 // printSummary writes what a run did, in a few lines.
 func printSummary(w io.Writer, s crawler.Summary) {
 	fmt.Fprintf(w, "crawled %d URLs in %s (%s): %d pages fetched (%s), %d left queued\n",
@@ -344,8 +347,20 @@ func printSummary(w io.Writer, s crawler.Summary) {
 	if len(s.Rejected) > 0 {
 		fmt.Fprintf(w, "  kept out: %s\n", formatCounts(s.Rejected))
 	}
-	for _, p := range s.Parked {
-		fmt.Fprintf(w, "  host parked: %s (%s)\n", p.Origin, p.Reason)
+	if n := len(s.Parked); n > 0 {
+		// A --check-external audit may give up on hundreds of hosts:
+		// a count and the first few, the log having each.
+		fmt.Fprintf(w, "  hosts parked: %d", n)
+		if n > maxParkedShown {
+			fmt.Fprintf(w, ", the first %d", maxParkedShown)
+		}
+		fmt.Fprintln(w, ":")
+		for _, p := range s.Parked[:min(n, maxParkedShown)] {
+			fmt.Fprintf(w, "    %s (%s)\n", p.Origin, storage.Printable(p.Reason))
+		}
+		if n > maxParkedShown {
+			fmt.Fprintln(w, "    (every one is in the log, as \"host parked\")")
+		}
 	}
 	if s.BrokenLinks > 0 {
 		fmt.Fprintf(w, "  broken links in the mirror: %d (listed in the log)\n", s.BrokenLinks)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/crawler"
 )
 
 // smallSite serves a robots.txt, two linked pages and a 404.
@@ -509,5 +511,26 @@ func TestUnknownFlagSuggestsOne(t *testing.T) {
 	}
 	if _, stderr, _ := runCmd(t, "", "discover", "--zzzzzzzz", "http://127.0.0.1:1/"); strings.Contains(stderr, "did you mean") {
 		t.Errorf("a flag like none suggests one: %q", stderr)
+	}
+}
+
+// Hundreds of hosts parked (a --check-external audit) make a count and
+// the first few in the summary, not a line each.
+func TestSummaryGroupsParkedHosts(t *testing.T) {
+	var sum crawler.Summary
+	for i := range 326 {
+		sum.Parked = append(sum.Parked, crawler.ParkedHost{Origin: fmt.Sprintf("http://h%d.example", i), Reason: "robots.txt unavailable: 503\u202e"})
+	}
+	var b bytes.Buffer
+	printSummary(&b, sum)
+	out := b.String()
+	if !strings.Contains(out, "hosts parked: 326, the first 5:\n") || strings.Count(out, ".example (") != 5 || strings.Contains(out, "\u202e") {
+		t.Errorf("summary:\n%s", out)
+	}
+	sum.Parked = sum.Parked[:2]
+	b.Reset()
+	printSummary(&b, sum)
+	if out := b.String(); !strings.Contains(out, "hosts parked: 2:\n    http://h0.example (") || strings.Contains(out, "the first") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
