@@ -144,11 +144,16 @@ func runReport(_ context.Context, args []string, s stdio) error {
 		case "html":
 			return report.WriteHTML(w, rep, time.Now())
 		}
-		limit, more := 0, ""
+		limit, width, more := 0, 0, ""
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			// A person reads it: the first rows of each table, fitted
+			// to the terminal's width; a pipe or a file gets every row whole.
 			limit, more = reportRows, "crawler report --format csv --out DIR, or --format html"
+			if width, _, _ = term.GetSize(int(f.Fd())); width <= 0 {
+				width = 80
+			}
 		}
-		return report.WriteText(w, rep, limit, more)
+		return report.WriteTextFit(w, rep, limit, width, more)
 	})
 }
 

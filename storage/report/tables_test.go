@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/politecrawl/crawler/storage"
 )
@@ -377,5 +378,41 @@ func TestCellLink(t *testing.T) {
 	}
 	if out := b.String(); strings.Contains(out, "<script>x") || strings.Contains(out, `href="javascript`) {
 		t.Errorf("HTML holds a raw script or a javascript: link")
+	}
+}
+
+// On a terminal of 80 columns no line of the text report is wider than
+// 79 (long URLs end in "…"); to a pipe (width 0) rows are whole.
+func TestTextFitsTheWidth(t *testing.T) {
+	long := "https://ex.test/" + strings.Repeat("very-long-path-segment/", 12)
+	inv := fmt.Sprintf(`{"url":"https://ex.test/","status":200,"content_type":"text/html","found_via":"seed","link_depth":0}
+{"url":%q,"status":404}
+{"url":%q,"status":301,"final_url":%q,"redirect_chain":[%q]}
+`, long+"dead", long+"moved", long+"dead", long+"dead")
+	links := fmt.Sprintf(`{"from":"https://ex.test/","to":%q,"kind":"a","anchor":"a rather long anchor text that goes on and on for a while"}
+`, long+"dead")
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv), Links: strings.NewReader(links)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Warnings = nil
+	var b bytes.Buffer
+	if err := WriteTextFit(&b, r, 10, 80, "crawler report --format csv --out DIR, or --format html"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 79 {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
+	}
+	if !strings.Contains(b.String(), "…") {
+		t.Errorf("no URL cut:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteText(&b, r, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), long+"dead") {
+		t.Errorf("to a pipe a URL was cut:\n%s", b.String())
 	}
 }

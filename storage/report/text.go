@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/politecrawl/crawler/storage"
 )
@@ -32,8 +33,18 @@ func WriteJSON(w io.Writer, r *Report) error {
 // WriteText writes the report for a reader: the overview, then each
 // table with its count. With limit > 0 a table shows its first limit rows
 // and then how many more there are, and more (such as the command that
-// writes them all) when it is not "".
+// writes them all) when it is not "". Rows are written whole, however
+// long: WriteTextFit fits them to a terminal.
 func WriteText(w io.Writer, r *Report, limit int, more string) error {
+	return WriteTextFit(w, r, limit, 0, more)
+}
+
+// WriteTextFit is WriteText for a terminal width columns wide (0 or less:
+// no limit, rows whole, as for a pipe or a file): the widest cells are
+// cut, ending in "…", so that each row fits in width-1 columns (a
+// terminal wraps at its last one) with "…" in their middle, and notes
+// are wrapped.
+func WriteTextFit(w io.Writer, r *Report, limit, width int, more string) error {
 	bw := bufio.NewWriter(w)
 	for i, t := range r.Tables(false) {
 		if i > 0 {
@@ -50,52 +61,134 @@ func WriteText(w io.Writer, r *Report, limit int, more string) error {
 		}
 		fmt.Fprintf(bw, "%s: %d\n", t.Title, len(t.Rows))
 		if t.Note != "" {
-			fmt.Fprintf(bw, "  (%s)\n", t.Note)
+			writeWrapped(bw, "  ("+t.Note+")", "   ", width)
 		}
 		if len(t.Rows) == 0 {
 			continue
 		}
-		tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
-		fmt.Fprintf(tw, "  %s\n", strings.ToUpper(strings.Join(t.Columns, "\t")))
 		rows := t.Rows
 		if limit > 0 && len(rows) > limit {
 			rows = rows[:limit]
 		}
+		lines := [][]string{strings.Split(strings.ToUpper(strings.Join(t.Columns, "\t")), "\t")}
 		for _, row := range rows {
-			writeTextRow(tw, row)
+			lines = append(lines, rowLines(row)...)
+		}
+		cut := cellCap(lines, width)
+		tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
+		for _, parts := range lines {
+			for i := range parts {
+				parts[i] = ellipsis(parts[i], cut)
+			}
+			fmt.Fprintf(tw, "  %s\n", strings.Join(parts, "\t"))
 		}
 		tw.Flush()
 		if n := len(t.Rows) - len(rows); n > 0 {
-			fmt.Fprintf(bw, "  … and %d more", n)
+			line := fmt.Sprintf("  … and %d more", n)
 			if more != "" {
-				fmt.Fprintf(bw, " (all of them: %s)", more)
+				line += fmt.Sprintf(" (all of them: %s)", more)
 			}
-			bw.WriteByte('\n')
+			writeWrapped(bw, line, "    ", width)
 		}
 	}
 	return bw.Flush()
 }
 
-// writeTextRow writes row, a cell of several lines on lines of its own
-// under the first, the other cells empty there. Tabs and other C0
+// rowLines is row as lines of cells: a cell of several lines on lines of
+// its own under the first, the other cells empty there. Tabs and other C0
 // controls in cells become spaces, so that they cannot break the columns
 // or drive a terminal; C1 and bidi controls are escaped (printable).
-func writeTextRow(tw io.Writer, row []string) {
+func rowLines(row []string) [][]string {
 	cells := make([][]string, len(row))
-	lines := 1
+	n := 1
 	for i, c := range row {
 		cells[i] = strings.Split(c, "\n")
-		lines = max(lines, len(cells[i]))
+		n = max(n, len(cells[i]))
 	}
-	for l := range lines {
+	out := make([][]string, n)
+	for l := range out {
 		parts := make([]string, len(row))
 		for i := range row {
 			if l < len(cells[i]) {
 				parts[i] = printable(cells[i][l])
 			}
 		}
-		fmt.Fprintf(tw, "  %s\n", strings.Join(parts, "\t"))
+		out[l] = parts
 	}
+	return out
+}
+
+// minCell is the fewest columns cellCap cuts a cell to: narrower than
+// that a URL says nothing, and the row may as well wrap.
+const minCell = 12
+
+// cellCap is the most columns a cell may take for lines of cells, laid
+// out by tabwriter (two columns of padding, after a two-column indent),
+// to fit in width-1 columns; 0 when width ≤ 0 or the lines fit as they
+// are.
+func cellCap(lines [][]string, width int) int {
+	if width <= 0 || len(lines) == 0 {
+		return 0
+	}
+	widths := make([]int, len(lines[0]))
+	longest := 0
+	for _, parts := range lines {
+		for i, p := range parts {
+			widths[i] = max(widths[i], utf8.RuneCountInString(p))
+			longest = max(longest, widths[i])
+		}
+	}
+	total := func(c int) int {
+		n := 2
+		for i, w := range widths {
+			n += min(w, c)
+			if i < len(widths)-1 {
+				n += 2
+			}
+		}
+		return n
+	}
+	if total(longest) < width {
+		return 0
+	}
+	// The greatest cap that fits: total grows with c.
+	lo, hi := minCell, longest
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if total(mid) < width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// ellipsis cuts s to c runes when it is longer, with "…" in the middle:
+// a URL keeps its host and its last segment, which tell one from the
+// next. c ≤ 0 leaves it whole.
+func ellipsis(s string, c int) string {
+	if c <= 0 || utf8.RuneCountInString(s) <= c {
+		return s
+	}
+	r := []rune(s)
+	head := (c - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(c-1-head):])
+}
+
+// writeWrapped writes line, wrapped at spaces to fit in width-1 columns
+// (whole when width ≤ 0), its later lines after indent.
+func writeWrapped(w io.Writer, line, indent string, width int) {
+	for width > 0 && utf8.RuneCountInString(line) >= width {
+		r := []rune(line)
+		cut := strings.LastIndexByte(string(r[:width-1]), ' ')
+		if cut <= len(indent) {
+			break // a word longer than the line: it wraps as it will
+		}
+		fmt.Fprintln(w, line[:cut])
+		line = indent + strings.TrimLeft(line[cut:], " ")
+	}
+	fmt.Fprintln(w, line)
 }
 
 // printable is s with C0 controls and DEL as spaces, and C1 controls,
