@@ -139,7 +139,11 @@ func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why 
 // the first time this run.
 func (c *Crawler) refused(rec storage.Record, why string) {
 	c.obs.reject(why)
-	if !c.refusals.first(rec.URL) {
+	key := rec.URL
+	if u, err := frontier.Canonicalize(rec.URL, c.conf().Scope.MaxURLLength); err == nil {
+		key = u.Key // http://h:80/ and http://h/ are one URL, recorded once
+	}
+	if !c.refusals.first(key) {
 		return
 	}
 	rec.FetchedAt, rec.Error = c.now(), "out of scope: "+why

@@ -382,9 +382,9 @@ func printSummary(w io.Writer, s crawler.Summary) {
 			if b.Status == 0 {
 				why = b.Error
 			}
-			fmt.Fprintf(w, "    %s (%s)", b.URL, why)
+			fmt.Fprintf(w, "    %s (%s)", storage.Printable(b.URL), storage.Printable(why))
 			if b.Referrer != "" {
-				fmt.Fprintf(w, " linked from %s", b.Referrer)
+				fmt.Fprintf(w, " linked from %s", storage.Printable(b.Referrer))
 			}
 			fmt.Fprintln(w)
 		}
