@@ -70,7 +70,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 		s = s[i:]
 		s = s[:strings.Index(s, "</section>")]
-		for _, m := range regexp.MustCompile(`<tr( hidden="")?><td>([^<]*)</td>`).FindAllStringSubmatch(s, -1) {
+		for _, m := range regexp.MustCompile(`<tr( hidden="")?><td>(?:<a href="[^"]*">)?([^<]*)`).FindAllStringSubmatch(s, -1) {
 			if m[1] != "" {
 				hidden = append(hidden, m[2])
 			} else {
