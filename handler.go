@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/politecrawl/crawler/storage"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -34,7 +35,7 @@ func (c *Crawler) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /hosts", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(storage.JSONWriter(w)) // no C1 or bidi control raw: curl prints it
 		enc.SetIndent("", "  ")
 		enc.Encode(c.hosts.snapshot(c.now()))
 	})

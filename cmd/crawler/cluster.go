@@ -11,6 +11,7 @@ import (
 
 	"github.com/politecrawl/crawler"
 	"github.com/politecrawl/crawler/frontier/cluster"
+	"github.com/politecrawl/crawler/storage"
 )
 
 const clusterStatusUsage = "cluster status -c FILE [--json]"
@@ -76,7 +77,7 @@ func runClusterStatus(ctx context.Context, args []string, s stdio) error {
 		return fmt.Errorf("cluster status: %w", err)
 	}
 	if *asJSON {
-		err = json.NewEncoder(s.out).Encode(overviewJSON(ov))
+		err = json.NewEncoder(storage.JSONWriter(s.out)).Encode(overviewJSON(ov))
 	} else {
 		err = ov.Write(s.out)
 	}
