@@ -90,6 +90,17 @@
 //     the changes of status (a 304 standing for the status it confirms),
 //     title, canonical (as written) and noindex of the others.
 //
+// # Formats
+//
+// What a crawled site wrote is data, never markup or a command:
+// WriteText (and WriteTextFit, which fits a terminal's width, cutting the
+// widest cells in the middle with "…") turns C0 controls into spaces and
+// writes C1 and bidi controls, U+2028 and U+2029 as \uXXXX; WriteJSON
+// escapes those as \uXXXX too; WriteCSV writes a cell that begins with
+// =, +, -, @, a tab or a carriage return after a single quote (OWASP's
+// defence against CSV injection); WriteHTML escapes every text with
+// html/template and links only http(s) URLs.
+//
 // # Memory and time
 //
 // Build reads the inventory first, keeping per URL a fixed struct of
