@@ -5,7 +5,7 @@ import "testing"
 // Every labelled counter whose label values are known is there at zero
 // before its first increment, so that an alert on it can see it.
 func TestLabelledCountersStartAtZero(t *testing.T) {
-	o := newObserver()
+	o := newObserver("")
 	families, err := o.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
