@@ -83,6 +83,34 @@ func TestAddDedupesAcrossRestarts(t *testing.T) {
 	mustCheck(t, f)
 }
 
+// TestRequisiteKept checks that a requisite is handed out as one, after
+// a restart too, and that a link found to it later leaves it one.
+func TestRequisiteKept(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	req := item(t, "http://cdn.test/a.css")
+	req.Requisite = true
+	if _, err := f.Add([]Item{req, item(t, "http://a.test/")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Add([]Item{item(t, "http://cdn.test/a.css")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = newTest(t, db, Options{})
+	got := map[string]bool{}
+	for range 2 {
+		l := next(t, f, t0)
+		got[l.Key] = l.Requisite
+	}
+	if !got["http://cdn.test/a.css"] || got["http://a.test/"] {
+		t.Errorf("requisite flags = %v; want only http://cdn.test/a.css", got)
+	}
+	mustCheck(t, f)
+}
+
 func TestNextOrder(t *testing.T) {
 	f := newTest(t, testDB(t, false), Options{})
 	var items []Item

@@ -78,6 +78,11 @@ type Item struct {
 	// seed is known to reach it (a URL only a sitemap lists). Add keeps
 	// the least it is given for a URL not yet done.
 	LinkDepth int
+	// Requisite marks a page's requisite (an image, a stylesheet, a
+	// script): fetched for the page, never crawled from. A URL found
+	// first as a requisite stays one when a link to it is found later,
+	// and the other way round.
+	Requisite bool
 }
 
 // NoLinkDepth is the LinkDepth of a URL no chain of links reaches.

@@ -192,6 +192,7 @@ func itemOf(origin string, v []byte, r *record) Item {
 		Lastmod:   r.lastmod,
 		InSitemap: r.inSitemap,
 		LinkDepth: NoLinkDepth,
+		Requisite: r.requisite,
 	}
 	if r.linkDepth >= 0 {
 		it.LinkDepth = int(r.linkDepth)

@@ -58,6 +58,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 			kind: it.Kind, via: it.Via & 3, inSitemap: it.InSitemap,
 			prio: quantPriority(it.Priority), depth: uint64(max(it.Depth, 0)), seq: seq,
 			referrer: it.Referrer, lastmod: it.Lastmod, linkDepth: int64(max(it.LinkDepth, NoLinkDepth)),
+			requisite: it.Requisite,
 		}
 		if it.Request != it.Key && it.Request != "" {
 			r.request = it.Request

@@ -87,6 +87,7 @@ type record struct {
 	referrer  string
 	lastmod   string
 	linkDepth int64 // -1: no chain of links from a seed is known to reach it
+	requisite bool  // a page's requisite (Item.Requisite)
 }
 
 // state returns the state of a record, inQueue telling whether its queue
@@ -116,6 +117,7 @@ const (
 const (
 	flagRefSuffix = 1 << 2 // the referrer is stored without the URL's origin
 	flagLinkDepth = 1 << 3 // a link depth follows the rest
+	flagRequisite = 1 << 4 // a page's requisite (Item.Requisite)
 )
 
 var errCorrupt = errors.New("frontier: corrupt record")
@@ -154,6 +156,9 @@ func appendRecord(b []byte, r *record, origin string) []byte {
 	if r.linkDepth >= 0 {
 		f1 |= flagLinkDepth
 	}
+	if r.requisite {
+		f1 |= flagRequisite
+	}
 	b = append(b, f0, f1)
 	b = binary.AppendUvarint(b, r.depth)
 	b = binary.AppendUvarint(b, uint64(r.prio))
@@ -190,7 +195,7 @@ func decodeRecord(b []byte, origin string) (record, error) {
 		return r, errCorrupt
 	}
 	f0, f1 := b[0], b[1]
-	if f0&0x80 != 0 || f1>>4 != 0 {
+	if f0&0x80 != 0 || f1>>5 != 0 {
 		return r, errCorrupt
 	}
 	r.visited = f0&flagVisited != 0
@@ -200,6 +205,7 @@ func decodeRecord(b []byte, origin string) (record, error) {
 	r.inSitemap = f0&flagInSitemap != 0
 	r.delayed = f0&flagDelayed != 0
 	r.via = Via(f1 & 3)
+	r.requisite = f1&flagRequisite != 0
 	d := decoder{b: b[2:]}
 	r.depth = d.uvarint()
 	prio := d.uvarint()

@@ -13,7 +13,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{},
 		{visited: true, kind: KindSitemap, via: ViaRedirect, inSitemap: true, delayed: true, prio: prioScale,
 			depth: 7, seq: 1 << 40, due: math.MaxInt64, attempts: 3,
-			request: "https://example.com:443/a%7e", referrer: "https://example.com/from", lastmod: "2024-01-02", linkDepth: 12},
+			request: "https://example.com:443/a%7e", referrer: "https://example.com/from", lastmod: "2024-01-02", linkDepth: 12, requisite: true},
 		{linkDepth: -1},
 		{via: ViaSeed, referrer: "http://other.test/x", lastmod: "x"},
 		{referrer: origin}, // no path: kept whole

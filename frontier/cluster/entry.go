@@ -88,7 +88,8 @@ type wireItem struct {
 	InSitemap bool    `json:"sm,omitempty"`
 	// LinkDepth is the item's LinkDepth plus one, so that the common
 	// "no chain of links known" (frontier.NoLinkDepth) is left out.
-	LinkDepth int `json:"ld,omitempty"`
+	LinkDepth int  `json:"ld,omitempty"`
+	Requisite bool `json:"rq,omitempty"`
 }
 
 type wireDone struct {
@@ -126,6 +127,7 @@ func (e *Entry) encode() ([]byte, error) {
 			Request: it.Request, Key: it.Key, Origin: it.Origin, Kind: uint8(it.Kind), Via: uint8(it.Via),
 			Depth: it.Depth, Referrer: it.Referrer, Priority: it.Priority, NotBefore: nanos(it.NotBefore),
 			Attempts: it.Attempts, Lastmod: it.Lastmod, InSitemap: it.InSitemap, LinkDepth: max(it.LinkDepth, frontier.NoLinkDepth) + 1,
+			Requisite: it.Requisite,
 		}
 		if wi.Key == wi.Request {
 			wi.Key = ""
@@ -169,6 +171,7 @@ func decodeEntry(b []byte) (Entry, error) {
 			Kind: frontier.Kind(wi.Kind), Via: frontier.Via(wi.Via), Depth: wi.Depth, Referrer: wi.Referrer,
 			Priority: wi.Priority, NotBefore: fromNanos(wi.NotBefore), Attempts: wi.Attempts,
 			Lastmod: wi.Lastmod, InSitemap: wi.InSitemap, LinkDepth: max(wi.LinkDepth, 0) - 1,
+			Requisite: wi.Requisite,
 		})
 	}
 	for _, d := range w.Done {

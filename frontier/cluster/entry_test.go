@@ -15,6 +15,7 @@ func TestEntryRoundTrip(t *testing.T) {
 			item(t, "http://h.test:8080", "/a b?q=1"),
 			{URL: frontier.URL{Request: "https://x.test/", Key: "https://x.test/", Origin: "https://x.test"}, Kind: frontier.KindSitemap, Via: frontier.ViaSitemap, InSitemap: true, Attempts: 2, LinkDepth: frontier.NoLinkDepth},
 			{URL: frontier.URL{Request: "https://x.test/deep", Key: "https://x.test/deep", Origin: "https://x.test"}, Depth: 4, LinkDepth: 3},
+			{URL: frontier.URL{Request: "https://cdn.test/a.css", Key: "https://cdn.test/a.css", Origin: "https://cdn.test"}, Depth: 4, LinkDepth: 5, Requisite: true},
 		},
 		Done:  []Done{{Key: "https://x.test/", Kind: frontier.KindSitemap}, {Key: "http://h.test:8080/", RevisitAt: time.Unix(1, 2).UTC()}},
 		Waits: []HostWait{{Origin: "https://x.test", Until: time.Unix(3, 0).UTC(), Parked: true, Reason: "gone"}},
