@@ -22,9 +22,6 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 	// canonicalised once.
 	canons := map[*url.URL]canonical{}
 	for _, ln := range links {
-		if ln.kind == linkRequisite && !c.mirroring() {
-			continue
-		}
 		if c.cfg.Daemon.Enabled && ln.kind != linkRedirect && c.budget.reached() {
 			// A daemon at max_pages keeps revisiting what it has, and
 			// takes no new pages.
@@ -62,9 +59,16 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			// fetched deeper than max_depth.
 			depth = parent.Depth
 		}
+		// A page's requisite, and where a requisite redirects, is one
+		// too: fetched or checked for the page, never crawled from.
+		requisite := ln.kind == linkRequisite || (ln.kind == linkRedirect && parent.Requisite)
 		why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth)
-		if why == rejectHost && c.conf().Scope.CheckExternal && ln.kind != linkRequisite {
-			// Asked once whether it works, and followed no further.
+		switch {
+		case why != rejectHost:
+		case requisite && c.requisiteWay(canon.Origin) != requisiteRefused,
+			!requisite && c.conf().Scope.CheckExternal:
+			// Of a host out of scope that scope.requisites allows, or
+			// asked once whether it works, and followed no further.
 			why = c.conf().scope.checkExternal(mustParse(canon.Request))
 		}
 		if why != "" {
@@ -78,7 +82,14 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		if ln.kind == linkRedirect {
 			kind = parent.Kind
 		}
-		items = append(items, frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind, LinkDepth: ld})
+		it := frontier.Item{URL: canon, Depth: depth, Via: via, Referrer: parent.Request, Kind: kind,
+			LinkDepth: ld, Requisite: requisite}
+		if requisite {
+			// Before its host's pages: a page's requisites come soon after
+			// it, and max_pages, which stops the pages, leaves none behind.
+			it.Priority = 1
+		}
+		items = append(items, it)
 	}
 	return items
 }
@@ -128,6 +139,8 @@ func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why 
 	switch {
 	case kind == linkRedirect:
 		depth, via = parent.Depth, storage.FoundRedirect
+	case kind == linkRequisite:
+		depth = parent.Depth
 	case kind == linkSitemap:
 		depth, via = 0, storage.FoundSitemap
 	}

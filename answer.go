@@ -61,7 +61,8 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 			page.MirrorPath, page.Relinked = "", false
 		}
 	}
-	if resp.status >= 200 && resp.status < 300 && l.Kind == frontier.KindPage {
+	if resp.status >= 200 && resp.status < 300 && l.Kind == frontier.KindPage && !l.Requisite {
+		// A requisite counts toward no page budget (README, "Whole sites").
 		c.hosts.addPage(l.Origin)
 		c.budget.fetched.Add(1)
 	}
@@ -197,11 +198,13 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 		if c.out.links != nil {
 			*graph = append(*graph, e.graph(l.Request, pageNofollow)...)
 		}
-		if c.conf().Links.HonorMetaRobots && pageNofollow {
+		if l.Requisite || (c.conf().Links.HonorMetaRobots && pageNofollow) {
+			// A requisite is never crawled from: an HTML one (an
+			// object's, an embed's) brings its own requisites only.
 			return c.admit(l, requisitesOnly(e.links))
 		}
 		return c.admit(l, e.links)
-	case isCSS(ct) && c.mirroring():
+	case isCSS(ct) && c.keepsRequisites():
 		return c.admit(l, extractCSS(resp.body, base))
 	}
 	return nil

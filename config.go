@@ -123,6 +123,13 @@ type ScopeConfig struct {
 	// (its robots.txt and delay), following nothing there, so that a
 	// broken external link is found (README, "What it promises").
 	CheckExternal bool `yaml:"check_external"`
+	// Requisites says which hosts out of Hosts a page's requisites
+	// (images, stylesheets, scripts, fonts, media) are fetched from when
+	// a mirror or a WARC is kept: RequisitesAny (the default),
+	// RequisitesSame, or host and origin patterns (see Requisites). They
+	// are fetched as politely as any request, never crawled from, and
+	// count toward no page budget (README, "Whole sites").
+	Requisites Requisites `yaml:"requisites"`
 }
 
 // PolitenessConfig decides how hard one host (origin) may be asked. It
@@ -281,6 +288,7 @@ func DefaultConfig() Config {
 			MaxPathDepth:        32,
 			MaxRepeatedSegments: 3,
 			MaxQueryVariants:    1000,
+			Requisites:          Requisites{RequisitesAny},
 		},
 		Politeness: PolitenessConfig{
 			Delay:           time.Second,
@@ -495,6 +503,7 @@ func (c *configCheck) scope(s ScopeConfig) {
 	c.atLeast("scope.max_repeated_segments", s.MaxRepeatedSegments, 0)
 	c.atLeast("scope.max_pages_per_host", s.MaxPagesPerHost, 0)
 	c.atLeast("scope.max_query_variants", s.MaxQueryVariants, 0)
+	c.requisites(s.Requisites)
 }
 
 func (c *configCheck) regexps(key string, list []string) {

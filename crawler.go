@@ -199,6 +199,10 @@ func newScope(cfg Config, now func() time.Time) (*scope, error) {
 		now:         now,
 		queries:     newQueryVariants(cfg.Scope.MaxQueryVariants),
 	}
+	var err error
+	if s.requisites, err = newRequisiteHosts(cfg.Scope.Requisites); err != nil {
+		return nil, err
+	}
 	for _, h := range cfg.Scope.Hosts {
 		for _, origin := range scopeOrigins(h) {
 			s.hosts[origin] = true

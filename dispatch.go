@@ -25,13 +25,17 @@ func (c *Crawler) wake() {
 func (c *Crawler) dispatch(ctx context.Context, work chan<- job) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	draining := false // max_pages reached: what counts toward no page budget is still done
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !c.cfg.Daemon.Enabled && c.budget.reached() {
+		if !c.cfg.Daemon.Enabled && !draining && c.budget.reached() {
 			c.log.Info("page limit reached", "max_pages", c.conf().Scope.MaxPages)
-			return nil
+			if c.shared != nil {
+				return nil
+			}
+			draining = true
 		}
 		now := c.now()
 		wakeup := c.front.Wake()
@@ -41,6 +45,13 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- job) error {
 			return fmt.Errorf("frontier: %w", err)
 		}
 		if l != nil {
+			if draining && c.outOf(l).budgeted {
+				// A page past max_pages: its host is put off, and its
+				// requisites, queued before its pages (admit), are not.
+				c.front.SetReady(l.Origin, farFuture)
+				c.settle(l, release(time.Time{}))
+				continue
+			}
 			if !c.handOut(ctx, l, work) {
 				return nil
 			}
@@ -48,6 +59,11 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- job) error {
 		}
 		if working == 0 && !c.cfg.Daemon.Enabled {
 			switch {
+			case draining && (idle.Until.IsZero() || idle.Until.After(now.AddDate(100, 0, 0))):
+				// Only pages past max_pages are left, on hosts put off
+				// for good (farFuture, which the frontier holds as the
+				// latest time it can).
+				return nil
 			case c.shared != nil && c.shared.finished():
 				return nil // no worker has a URL left
 			case c.shared == nil && idle.Until.IsZero():
@@ -132,7 +148,7 @@ type leaseOut struct {
 
 func (c *Crawler) outOf(l *frontier.Lease) leaseOut {
 	return leaseOut{origin: l.Origin, kind: l.Kind, linked: l.LinkDepth >= 0,
-		budgeted: l.Kind == frontier.KindPage && !c.external(l.Origin)}
+		budgeted: l.Kind == frontier.KindPage && !l.Requisite && !c.external(l.Origin)}
 }
 
 // handedOut counts a lease handed to a worker.

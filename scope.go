@@ -39,6 +39,9 @@ type scope struct {
 	// scope.max_query_variants; nil is no limit. newScope sets it with
 	// newQueryVariants(cfg.Scope.MaxQueryVariants).
 	queries *queryVariants
+	// requisites are the hosts out of hosts that a page's requisites
+	// may be fetched from (scope.requisites).
+	requisites requisiteHosts
 }
 
 // check returns "" when u (canonical, of origin) at depth may be queued, or

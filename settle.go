@@ -81,7 +81,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	rec.URL, rec.Depth, rec.Referrer = l.Request, l.Depth, l.Referrer
 	rec.FoundVia, rec.InSitemap, rec.LinkDepth = storage.FoundVia(l.Via.String()), l.InSitemap, linkDepthField(l.LinkDepth)
 	rec.Lastmod, _ = time.Parse(time.RFC3339, l.Lastmod)
-	rec.FetchedAt, rec.External = now, c.external(l.Origin)
+	rec.FetchedAt, rec.External = now, c.external(l.Origin) || (l.Requisite && c.conf().scope.checkStart(l.Origin) != "")
 	if rec.FinalURL == "" && rec.Status != 0 {
 		rec.FinalURL = l.Request
 	}

@@ -21,10 +21,18 @@ import (
 // counted when the lease was handed out).
 func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) outcome {
 	now := c.now()
-	if c.external(l.Origin) {
-		return c.checkLink(ctx, l, now)
+	way := requisiteFetched // what is done with a page: fetched, once in scope
+	if l.Requisite {
+		way = c.requisiteWay(l.Origin)
 	}
-	if why := c.conf().scope.checkStart(l.Origin); why != "" {
+	switch {
+	case way == requisiteChecked, !l.Requisite && c.external(l.Origin):
+		return c.checkLink(ctx, l, now)
+	case way == requisiteRefused:
+		c.hosts.pass(l.Origin, now)
+		return done(storage.Record{Error: "out of scope: " + rejectHost})
+	}
+	if why := c.conf().scope.checkStart(l.Origin); why != "" && !l.Requisite {
 		// Queued before a reload or restart narrowed the scope: a host
 		// out of scope is never contacted, robots.txt included.
 		c.hosts.pass(l.Origin, now)
@@ -49,7 +57,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 		c.hosts.pass(l.Origin, now)
 		return done(storage.Record{Robots: storage.RobotsDisallowed, Error: "disallowed by robots.txt"})
 	}
-	if budget := c.conf().Scope.MaxPagesPerHost; budget > 0 && c.hosts.pagesOf(l.Origin) >= budget {
+	if budget := c.conf().Scope.MaxPagesPerHost; budget > 0 && !l.Requisite && c.hosts.pagesOf(l.Origin) >= budget {
 		c.obs.reject("host-budget")
 		c.hosts.pass(l.Origin, now)
 		return done(storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"})

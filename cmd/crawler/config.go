@@ -323,8 +323,9 @@ func (d *configDecoder) syntaxProblem(err error) problem {
 }
 
 var (
-	durationType = reflect.TypeFor[time.Duration]()
-	byteSizeType = reflect.TypeFor[crawler.ByteSize]()
+	durationType   = reflect.TypeFor[time.Duration]()
+	byteSizeType   = reflect.TypeFor[crawler.ByteSize]()
+	requisitesType = reflect.TypeFor[crawler.Requisites]()
 )
 
 // value sets v, found at key, from n.
@@ -350,6 +351,10 @@ func (d *configDecoder) value(n *yaml.Node, v reflect.Value, key string) {
 		} else {
 			v.SetInt(int64(size))
 		}
+	case v.Type() == requisitesType && n.Kind == yaml.ScalarNode:
+		// any, same, or one pattern; a list of patterns is read below.
+		d.lines[key+"[0]"] = n.Line
+		v.Set(reflect.ValueOf(crawler.Requisites{n.Value}))
 	case v.Kind() == reflect.Struct:
 		d.mapping(n, v, key)
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
