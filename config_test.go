@@ -177,6 +177,17 @@ func TestValidateValues(t *testing.T) {
 		{"listen big port", func(c *crawler.Config) { c.Daemon.Listen = "127.0.0.1:65536" }, `daemon.listen: must be host:port (e.g. 127.0.0.1:9090), got "127.0.0.1:65536"`},
 		{"relative mirror", func(c *crawler.Config) { c.Output.MirrorLinks = crawler.MirrorLinksRelative }, ""},
 		{"blank state dir", func(c *crawler.Config) { c.StateDir = "  " }, "state_dir: must not be empty"},
+		{"requisites same", func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"same"} }, ""},
+		{"requisites none", func(c *crawler.Config) { c.Scope.Requisites = nil }, ""},
+		{"requisites patterns", func(c *crawler.Config) {
+			c.Scope.Requisites = crawler.Requisites{"*.example-cdn.net", "static.example.com:8080", "https://fonts.example.org", "localhost"}
+		}, ""},
+		{"requisites misspelt", func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"anyy"} },
+			`scope.requisites[0]: want a host[:port], *.domain or an origin (https://host[:port]), got "anyy": a host name with no dot; write "any" or "same" alone, or an origin (http://anyy)`},
+		{"requisites any in a list", func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"cdn.example.net", "any"} },
+			`scope.requisites[1]: "any" stands alone (scope.requisites: any), not in a list of patterns`},
+		{"requisites with a path", func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"https://cdn.example.net/js"} },
+			`scope.requisites[0]: want a host[:port], *.domain or an origin (https://host[:port]), got "https://cdn.example.net/js": a pattern names a host, with no path, user or other wildcard`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -248,5 +248,3 @@ func TestHostPattern(t *testing.T) {
 		}
 	}
 }
-
-

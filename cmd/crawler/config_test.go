@@ -97,6 +97,7 @@ scope:
   max_repeated_segments: 2
   max_pages_per_host: 50
   max_query_variants: 7
+  requisites: [static.example.com, "*.example-cdn.net"]
 politeness:
   delay: 250ms
   max_per_host: 2
@@ -153,7 +154,7 @@ func allKeysConfig() crawler.Config {
 			Include:      []string{`^https://example\.com/docs/`},
 			Exclude:      []string{`\.pdf$`, `/private/`},
 			MaxURLLength: 512, MaxPathDepth: 0, MaxRepeatedSegments: 2, MaxPagesPerHost: 50,
-			MaxQueryVariants: 7,
+			MaxQueryVariants: 7, Requisites: crawler.Requisites{"static.example.com", "*.example-cdn.net"},
 		},
 		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute,
 			RobotsLastWait: 5 * time.Second, DelayFactor: 1.5, MaxDelay: 12 * time.Second, MaxBytesPerSecond: 64 * crawler.KiB},
@@ -180,7 +181,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 53} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 54} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}
@@ -193,6 +194,7 @@ func TestConfigTypesDecodable(t *testing.T) {
 	known := []reflect.Type{
 		reflect.TypeFor[string](), reflect.TypeFor[int](), reflect.TypeFor[float64](), reflect.TypeFor[bool](),
 		reflect.TypeFor[[]string](), reflect.TypeFor[time.Duration](), reflect.TypeFor[crawler.ByteSize](),
+		reflect.TypeFor[crawler.Requisites](),
 	}
 	var walk func(t reflect.Type, prefix string)
 	walk = func(typ reflect.Type, prefix string) {
@@ -259,6 +261,12 @@ func TestDecodeValues(t *testing.T) {
 		{name: "case of a key", yaml: "User_Agent: x\n", problems: []string{`x.yaml:1: User_Agent: unknown key (did you mean user_agent?)`}},
 		{name: "merge key", yaml: "base: &b {workers: 2}\nfetch:\n  <<: *b\n", problems: []string{
 			`x.yaml:1: base: unknown key`, `x.yaml:3: fetch.<<: unknown key`}},
+		{name: "requisites word", yaml: "scope: {requisites: same}\n", want: func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"same"} }},
+		{name: "requisites list", yaml: "scope:\n  requisites: ['*.cdn.example', https://fonts.example.org]\n",
+			want: func(c *crawler.Config) {
+				c.Scope.Requisites = crawler.Requisites{"*.cdn.example", "https://fonts.example.org"}
+			}},
+		{name: "requisites mapping", yaml: "scope:\n  requisites: {any: 1}\n", problems: []string{`x.yaml:2: scope.requisites: want a list, got a mapping`}},
 		{name: "long value cut", yaml: "fetch: {workers: " + strings.Repeat("a", 100) + "}\n", problems: []string{
 			`x.yaml:1: fetch.workers: want a whole number, got "` + strings.Repeat("a", 57) + `..."`}},
 	}
