@@ -51,6 +51,13 @@
 //   - checkLink (external.go) asks a link to a host out of scope whether
 //     it works (scope.check_external), through the same robots.txt and
 //     exchange as a page.
+//   - requisites (requisites.go) says what becomes of a page's requisite
+//     (frontier.Item.Requisite): fetched and kept when a mirror or WARC is
+//     written, from the hosts in scope and those scope.requisites allows,
+//     as politely as a page but never crawled from and counted toward no
+//     page budget; otherwise checked by checkLink. At max_pages the
+//     dispatcher still hands out what counts toward no budget, putting
+//     off the hosts whose next URL is a page.
 //   - shared (shared.go), in a crawl shared by several workers (the
 //     cluster block, frontier/cluster), owns this worker's part: which
 //     hosts it may ask (hosts consult it before the gate), what must reach

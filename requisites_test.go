@@ -1,12 +1,15 @@
 package crawler
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/mirror"
 )
@@ -62,10 +65,6 @@ body { background: url(/img/bg.png) }`})
 	return s
 }
 
-// minGapOf is the least time between two request arrivals at s, as its
-// owner's log has them.
-func minGapOf(s *testSite) time.Duration { return s.minGap() }
-
 // TestRequisitesOnOtherHosts: with a mirror, a page's requisites on other
 // hosts are fetched (a CDN's stylesheets, fonts through its CSS, scripts,
 // images) as politely as any host, never crawled from, refused where
@@ -105,13 +104,13 @@ func TestRequisitesOnOtherHosts(t *testing.T) {
 	}
 
 	// Politeness on every host, from each server's own log.
-	if gap := minGapOf(s.www); gap < cfg.Politeness.Delay-5*time.Millisecond {
+	if gap := s.www.minGap(); gap < cfg.Politeness.Delay-5*time.Millisecond {
 		t.Errorf("two requests reached the site %v apart; the delay is %v", gap, cfg.Politeness.Delay)
 	}
-	if gap := minGapOf(s.cdn); gap < 200*time.Millisecond-5*time.Millisecond {
+	if gap := s.cdn.minGap(); gap < 200*time.Millisecond-5*time.Millisecond {
 		t.Errorf("two requests reached the CDN %v apart; its Crawl-delay is 0.2s", gap)
 	}
-	if gap := minGapOf(s.third); gap < cfg.Politeness.Delay-5*time.Millisecond {
+	if gap := s.third.minGap(); gap < cfg.Politeness.Delay-5*time.Millisecond {
 		t.Errorf("two requests reached the third host %v apart; the delay is %v", gap, cfg.Politeness.Delay)
 	}
 	for _, site := range []*testSite{s.www, s.cdn, s.third} {
@@ -246,5 +245,101 @@ func TestHostPattern(t *testing.T) {
 		if _, err := parseHostPattern(bad); err == nil {
 			t.Errorf("%q accepted as a pattern", bad)
 		}
+	}
+}
+
+// TestSharedCrawlFetchesRequisites: in a crawl shared by two workers, the
+// requisite hosts are routed to their partitions' workers like any host:
+// each requisite is asked once in all, politely across workers, and
+// nothing on the CDN is crawled.
+func TestSharedCrawlFetchesRequisites(t *testing.T) {
+	ns := startNATS(t)
+	s := newRequisiteSite(t)
+	var cfgs []Config
+	for i := range 2 {
+		cfg := testConfig(t, s.www.URL+"/")
+		cfg.Politeness.Delay = 30 * time.Millisecond
+		cfg.Fetch.Workers = 2
+		cfg.Output.MirrorDir = t.TempDir()
+		cfg.Cluster = cluster.Config{NATS: ns.ClientURL(), Name: "requisites", Worker: fmt.Sprintf("w%d", i),
+			Partitions: 16, Lease: cluster.MinLease}
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	wantStopped(t, startShared(t, ctx, cfgs, nil)(), "drained")
+	cdn := s.cdn.hits()
+	for _, p := range []string{"/css/site.css", "/css/base.css", "/fonts/f.woff2", "/img/logo.png", "/img/a.jpg", "/js/app.js", "/img/w.png"} {
+		if cdn[p] != 1 {
+			t.Errorf("%s of the CDN asked %d times by the workers; want once", p, cdn[p])
+		}
+	}
+	for _, p := range []string{"/sitemap.xml", "/in-sitemap.html", "/never.html", "/linked.html"} {
+		if cdn[p] != 0 {
+			t.Errorf("%s of the CDN asked %d times: the CDN is not crawled", p, cdn[p])
+		}
+	}
+	if n := s.third.hits()["/private/secret.png"]; n != 0 {
+		t.Errorf("the image robots.txt refuses asked %d times", n)
+	}
+	if gap := s.cdn.minGap(); gap < 200*time.Millisecond-5*time.Millisecond {
+		t.Errorf("two requests reached the CDN %v apart across workers; its Crawl-delay is 0.2s", gap)
+	}
+	if n := s.cdn.maxInFlight(); n > 1 {
+		t.Errorf("%d requests in flight at once to the CDN; max_per_host is 1", n)
+	}
+}
+
+// TestRequisiteGrammar checks that each page requisite the README lists is
+// found as one: what a browser loads to show the page.
+func TestRequisiteGrammar(t *testing.T) {
+	body := []byte(`<html><head>
+<link rel="stylesheet" href="/r/sheet.css"><link rel="icon" href="/r/icon.ico">
+<link rel="preload" href="/r/pre.woff2" as="font"><link rel="modulepreload" href="/r/mod.js">
+<link rel="manifest" href="/r/app.webmanifest"><script src="/r/script.js"></script>
+<style>@import "/r/imported.css"; body { background: url(/r/style-bg.png) }</style>
+</head><body style="background: url('/r/attr-bg.png')">
+<img src="/r/img.png" srcset="/r/img-1x.png 1x, /r/img-2x.png 2x">
+<picture><source srcset="/r/pic.avif" type="image/avif"><img src="/r/pic.jpg"></picture>
+<video src="/r/movie.mp4" poster="/r/poster.jpg"><source src="/r/movie.webm"><track src="/r/subs.vtt"></video>
+<audio src="/r/sound.mp3"></audio><embed src="/r/embed.swf"><object data="/r/object.svg"></object>
+<input type="image" src="/r/button.png"><input type="text" src="/not/a/requisite">
+<a href="/not/a/requisite-either">a</a>
+</body></html>`)
+	base := mustParse("https://example.com/page")
+	got := map[string]bool{}
+	for _, ln := range extractHTML(body, "text/html", base, "ExampleBot").links {
+		if ln.kind == linkRequisite {
+			got[ln.url.Path] = true
+		} else if strings.HasPrefix(ln.url.Path, "/r/") {
+			t.Errorf("%s found, not as a requisite", ln.url)
+		}
+	}
+	for _, p := range []string{"sheet.css", "icon.ico", "pre.woff2", "mod.js", "app.webmanifest", "script.js", "imported.css",
+		"style-bg.png", "attr-bg.png", "img.png", "img-1x.png", "img-2x.png", "pic.avif", "pic.jpg", "movie.mp4",
+		"poster.jpg", "movie.webm", "subs.vtt", "sound.mp3", "embed.swf", "object.svg", "button.png"} {
+		if !got["/r/"+p] {
+			t.Errorf("/r/%s is not found as a requisite", p)
+		}
+	}
+	for p := range got {
+		if !strings.HasPrefix(p, "/r/") {
+			t.Errorf("%s found as a requisite", p)
+		}
+	}
+	css := extractCSS([]byte(`@import url("fonts.css"); @font-face { src: url(../f/a.woff2) format("woff2"), url('../f/a.woff') }`),
+		mustParse("https://cdn.example/css/site.css"))
+	var paths []string
+	for _, ln := range css {
+		if ln.kind != linkRequisite {
+			t.Errorf("%s of a stylesheet is not a requisite", ln.url)
+		}
+		paths = append(paths, ln.url.Path)
+	}
+	if strings.Join(paths, " ") != "/css/fonts.css /f/a.woff2 /f/a.woff" {
+		t.Errorf("stylesheet's requisites: %v", paths)
 	}
 }
