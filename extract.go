@@ -20,7 +20,7 @@ const (
 	linkAlternate                 // <link rel=alternate|next|prev>
 	linkCanonical                 // <link rel=canonical>
 	linkRefresh                   // <meta http-equiv=refresh>
-	linkRequisite                 // img, script, stylesheet, CSS url(): mirror only
+	linkRequisite                 // img, script, stylesheet, CSS url(): see requisites.go
 	linkRedirect                  // a Location header
 	linkSitemap                   // a sitemap's entry
 )

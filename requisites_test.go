@@ -181,15 +181,21 @@ func TestRequisitesSameOrPatterns(t *testing.T) {
 		name      string
 		allow     func(s requisiteSite) Requisites
 		cdn, thrd bool
+		warc      bool // a WARC kept, and no mirror
 	}{
-		{"same", func(requisiteSite) Requisites { return Requisites{RequisitesSame} }, false, false},
-		{"origin", func(s requisiteSite) Requisites { return Requisites{s.cdn.URL} }, true, false},
-		{"host:port", func(s requisiteSite) Requisites { return Requisites{mustParse(s.third.URL).Host} }, false, true},
+		{"any, WARC only", func(requisiteSite) Requisites { return Requisites{RequisitesAny} }, true, true, true},
+		{"same", func(requisiteSite) Requisites { return Requisites{RequisitesSame} }, false, false, false},
+		{"origin", func(s requisiteSite) Requisites { return Requisites{s.cdn.URL} }, true, false, false},
+		{"host:port", func(s requisiteSite) Requisites { return Requisites{mustParse(s.third.URL).Host} }, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newRequisiteSite(t)
 			cfg := testConfig(t, s.www.URL+"/")
-			cfg.Output.MirrorDir = t.TempDir()
+			if tc.warc {
+				cfg.Output.WARC = t.TempDir()
+			} else {
+				cfg.Output.MirrorDir = t.TempDir()
+			}
 			cfg.Scope.Requisites = tc.allow(s)
 			runCrawl(t, cfg)
 			if got := s.cdn.hits()["/img/logo.png"] == 1; got != tc.cdn {
