@@ -197,3 +197,12 @@ func (c *Crawler) requisiteWay(origin string) requisiteWay {
 	}
 	return requisiteRefused
 }
+
+// requisiteRobots reports whether the robots.txt of origin, a requisite
+// host out of scope, may be followed through a redirect to target, a host
+// out of scope too: when target is one scope.requisites allows (a CDN's
+// http robots.txt redirected to https), and so may be contacted.
+func (c *Crawler) requisiteRobots(origin, target string) bool {
+	cfg := c.conf()
+	return c.keepsRequisites() && cfg.scope.checkStart(origin) != "" && cfg.scope.requisites.allows(target)
+}

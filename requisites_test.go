@@ -349,3 +349,25 @@ func TestRequisiteGrammar(t *testing.T) {
 		t.Errorf("stylesheet's requisites: %v", paths)
 	}
 }
+
+// TestRequisiteRobotsRedirect: a requisite host's robots.txt that
+// redirects to another host scope.requisites allows is followed there,
+// and what it says is obeyed.
+func TestRequisiteRobotsRedirect(t *testing.T) {
+	www, cdn, other := newSite(t), newSite(t), newSite(t)
+	www.set("/robots.txt", page{ctype: "text/plain"})
+	www.set("/", page{body: `<img src="` + cdn.URL + `/ok.png"><img src="` + cdn.URL + `/no.png">`})
+	cdn.set("/robots.txt", page{status: 301, headers: map[string]string{"Location": other.URL + "/cdn-robots.txt"}})
+	cdn.set("/ok.png", page{ctype: "image/png", body: "PNG"})
+	cdn.set("/no.png", page{ctype: "image/png", body: "PNG"})
+	other.set("/cdn-robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /no.png\n"})
+	cfg := testConfig(t, www.URL+"/")
+	cfg.Output.MirrorDir = t.TempDir()
+	runCrawl(t, cfg)
+	if got := cdn.hits(); got["/ok.png"] != 1 || got["/no.png"] != 0 {
+		t.Errorf("CDN asked %v; want /ok.png once and /no.png, which its robots.txt refuses, never", got)
+	}
+	if got := other.hits(); got["/cdn-robots.txt"] != 1 {
+		t.Errorf("the robots.txt the CDN's redirects to asked %d times; want once", got["/cdn-robots.txt"])
+	}
+}

@@ -124,7 +124,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		}
 		// A redirect hop is a request of its own: it waits its host's turn.
 		target := originOf(next)
-		if c.conf().scope.checkStart(target) != "" {
+		if c.conf().scope.checkStart(target) != "" && !c.requisiteRobots(origin, target) {
 			err := fmt.Errorf("fetch %s: %w: %s", next, errOutOfScope, target)
 			c.log.Warn("robots.txt not fetched", "host", origin, "err", err)
 			return robots.Fetch{Err: err, Redirects: hop}, asked, key, nil
