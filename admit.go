@@ -22,9 +22,9 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 	// canonicalised once.
 	canons := map[*url.URL]canonical{}
 	for _, ln := range links {
-		if c.cfg.Daemon.Enabled && ln.kind != linkRedirect && c.budget.reached() {
+		if c.cfg.Daemon.Enabled && ln.kind != linkRedirect && ln.kind != linkRequisite && c.budget.reached() {
 			// A daemon at max_pages keeps revisiting what it has, and
-			// takes no new pages.
+			// takes no new pages; a page's new requisite is no page.
 			c.obs.reject("max-pages")
 			continue
 		}
