@@ -16,7 +16,8 @@ func (c *Crawler) external(origin string) bool {
 }
 
 // checkLink asks a URL of a host out of scope whether it works, as
-// scope.check_external has it (README, "What it promises"): once, as
+// scope.check_external has it (README, "What it promises"), or a page's
+// requisite in a crawl that keeps none (requisiteWay): once, as
 // politely as any request (its host's robots.txt, delay and waits), with
 // HEAD, or GET when the server refuses HEAD (405, 501; its other links
 // are then asked with GET), reading no body and following nothing: a
