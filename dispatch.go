@@ -235,57 +235,51 @@ func (c *Crawler) recordLeft() error {
 	})
 }
 
-// recordParked ends the URLs still queued on parked hosts, each with an
-// inventory record that says why it was not fetched. It runs once the rest
-// is drained; each host is unparked only to hand its URLs out (Next at a
-// time past any wait), and parked again for a later resume.
+// recordParked gives each URL still queued on a parked host an inventory
+// record that says why it was not fetched. They stay queued, as those left
+// at max_pages do: the next run, which tries the host again once its wait
+// is over (hosts.restore), fetches them, and its records come later.
+// Marking them done would lose them for good (issue 23: a host back up was
+// never asked again).
 func (c *Crawler) recordParked() error {
+	parked := map[string]string{}
 	for _, h := range c.front.Hosts() {
-		if !h.Parked || h.Queued == 0 || c.shared != nil && !c.shared.holds(h.Origin) {
-			continue
-		}
-		if err := c.hosts.unparkToRecord(h.Origin); err != nil {
-			return err
-		}
-		// On one machine only parked hosts have URLs left; in a shared
-		// crawl, so may hosts this worker held before, whose URLs are
-		// set aside (their leases kept, so Next skips them) until the
-		// parked host's are recorded.
-		var aside []*frontier.Lease
-		for {
-			l, _, err := c.front.Next(farFuture)
-			if err != nil {
-				return err
-			}
-			if l == nil {
-				break
-			}
-			if l.Origin != h.Origin {
-				aside = append(aside, l)
-				continue
-			}
-			o := done(storage.Record{Error: "not fetched: host parked: " + h.ParkReason})
-			if cause, ok := strings.CutPrefix(h.ParkReason, robotsUnavailable); ok {
-				// A robots.txt that got no answer at all (not a
-				// status) leaves the host's URLs unanswered: broken.
-				o.rec.Error = h.ParkReason
-				o.noAnswer = strings.Trim(cause, "0123456789") != ""
-			}
-			// Written once the crawl is over: in a shared crawl the log
-			// is not told, since a write there would move the stream
-			// the other workers are deciding the end on.
-			o.final = true
-			c.settle(l, o)
-		}
-		for _, l := range aside {
-			c.front.SetReady(l.Origin, farFuture)
-			c.settle(l, release(time.Time{}))
-		}
-		if err := c.hosts.reparked(h.Origin, h.ParkReason); err != nil {
-			return err
+		if h.Parked && h.Queued > 0 && (c.shared == nil || c.shared.holds(h.Origin)) {
+			parked[h.Origin] = h.ParkReason
 		}
 	}
-	return c.halt.err()
+	if len(parked) == 0 {
+		return nil
+	}
+	now := c.now()
+	return c.front.Pending(func(it frontier.Item) error {
+		reason, ok := parked[it.Origin]
+		if !ok {
+			return nil
+		}
+		rec := storage.Record{
+			URL: it.Request, Depth: it.Depth, FoundVia: storage.FoundVia(it.Via.String()),
+			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now, LinkDepth: linkDepthField(it.LinkDepth),
+			External: c.external(it.Origin), Error: "not fetched: host parked: " + reason,
+		}
+		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
+		noAnswer := false
+		if cause, ok := strings.CutPrefix(reason, robotsUnavailable); ok {
+			// A robots.txt that got no answer at all (not a status)
+			// leaves the host's URLs unanswered: broken.
+			rec.Error = reason
+			noAnswer = strings.Trim(cause, "0123456789") != ""
+		}
+		if err := c.out.inventory(rec); err != nil {
+			c.obs.outputError("output.urls")
+			return err
+		}
+		c.obs.urlDone()
+		if noAnswer {
+			c.obs.brokenURL(BrokenURL{URL: rec.URL, Error: rec.Error, Referrer: rec.Referrer})
+		}
+		return nil
+	})
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request

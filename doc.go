@@ -81,6 +81,7 @@
 // a host counted once, so it includes waits the dispatcher would not have
 // filled. Hosts' ready times live in memory; only waits a server asked for
 // and parking survive a restart, and a host an earlier run parked is
-// tried again once its wait is over. Requests outside a crawl (the
+// tried again once its wait is over: its URLs, recorded as not fetched,
+// stay queued for it. Requests outside a crawl (the
 // commands) follow no politeness but the delay their caller adds.
 package crawler

@@ -271,9 +271,10 @@ func (h *hosts) persistWait(origin string, until time.Time) {
 	}
 }
 
-// park gives up on a host: for good in an ad hoc crawl (the summary lists
-// it, and its URLs are recorded as not fetched at the end); until the next
-// pass in a daemon, which must not lose a host to a passing outage.
+// park gives up on a host: for this run in an ad hoc crawl (the summary
+// lists it, and its URLs are recorded as not fetched at the end, left
+// queued for the next run); until the next pass in a daemon, which must
+// not lose a host to a passing outage.
 func (h *hosts) park(origin, reason string) {
 	if cfg := h.conf(); cfg.Daemon.Enabled {
 		until := h.now().Add(cfg.Daemon.Recrawl)
@@ -291,19 +292,6 @@ func (h *hosts) park(origin, reason string) {
 		h.fail(fmt.Errorf("park %s: %w", origin, err))
 	}
 }
-
-// unparkToRecord lets a parked host's URLs be handed out once more, only
-// to be recorded as not fetched (see Crawler.recordParked).
-func (h *hosts) unparkToRecord(origin string) error {
-	if err := h.front.Unpark(origin); err != nil {
-		return err
-	}
-	h.front.SetReady(origin, time.Time{})
-	return nil
-}
-
-// reparked parks origin again once its URLs are recorded, for a resume.
-func (h *hosts) reparked(origin, reason string) error { return h.front.Park(origin, reason) }
 
 // keepWait writes a host's wait or parking for the workers of a shared crawl
 // before the frontier keeps it. A failure is logged: a successor then
