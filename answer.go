@@ -178,7 +178,8 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 	ct := resp.header.Get("Content-Type")
 	switch {
 	case isHTML(ct, resp.body):
-		e := extractHTML(resp.body, ct, base, c.agent)
+		e := extractHTML(resp.body, ct, base, c.agent, c.conf().Scope.MaxLinksPerPage)
+		c.linksCut(l, rec, e.cut)
 		if e.canonical == "" {
 			if u := linkHeaderCanonical(resp.header, base); u != nil {
 				e.canonical = u.String()
@@ -205,9 +206,22 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 		}
 		return c.admit(l, e.links)
 	case isCSS(ct) && c.keepsRequisites():
-		return c.admit(l, extractCSS(resp.body, base))
+		found, cut := extractCSS(resp.body, base, c.conf().Scope.MaxLinksPerPage)
+		c.linksCut(l, rec, cut)
+		return c.admit(l, found)
 	}
 	return nil
+}
+
+// linksCut records that cut references of the lease's page were past
+// scope.max_links_per_page, and not read.
+func (c *Crawler) linksCut(l *frontier.Lease, rec *storage.Record, cut int) {
+	if cut == 0 {
+		return
+	}
+	rec.LinksCut = cut
+	c.log.Info("page has more links than scope.max_links_per_page: the rest not read",
+		"url", l.Request, "read", c.conf().Scope.MaxLinksPerPage, "cut", cut)
 }
 
 func requisitesOnly(links []link) []link {

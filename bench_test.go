@@ -125,7 +125,7 @@ func BenchmarkExtractDocs(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		extractHTML(body, "text/html; charset=utf-8", base, "politecrawl")
+		extractHTML(body, "text/html; charset=utf-8", base, "politecrawl", 0)
 	}
 }
 

@@ -119,6 +119,12 @@ type ScopeConfig struct {
 	// no limit. The count lives in memory, bounded (see scope.go), and
 	// starts again when the crawl restarts or its config is reloaded.
 	MaxQueryVariants int `yaml:"max_query_variants"`
+	// MaxLinksPerPage is a trap guard: the most references (links and
+	// requisites, in document order) read from one page or stylesheet;
+	// the rest are counted in its record's links_cut, neither followed nor
+	// written to the link graph. It bounds the memory one page costs,
+	// whatever its size holds. 0 means no limit.
+	MaxLinksPerPage int `yaml:"max_links_per_page"`
 	// CheckExternal asks each link to a host out of scope once, politely
 	// (its robots.txt and delay), following nothing there, so that a
 	// broken external link is found (README, "What it promises").
@@ -289,6 +295,7 @@ func DefaultConfig() Config {
 			MaxRepeatedSegments: 3,
 			MaxQueryVariants:    1000,
 			Requisites:          Requisites{RequisitesAny},
+			MaxLinksPerPage:     10_000,
 		},
 		Politeness: PolitenessConfig{
 			Delay:           time.Second,
@@ -504,6 +511,7 @@ func (c *configCheck) scope(s ScopeConfig) {
 	c.atLeast("scope.max_pages_per_host", s.MaxPagesPerHost, 0)
 	c.atLeast("scope.max_query_variants", s.MaxQueryVariants, 0)
 	c.requisites(s.Requisites)
+	c.atLeast("scope.max_links_per_page", s.MaxLinksPerPage, 0)
 }
 
 func (c *configCheck) regexps(key string, list []string) {

@@ -43,6 +43,7 @@ type extracted struct {
 	refs        []links.Ref // as the page writes them, for graph
 	base        *url.URL    // what they resolve against
 	linksOut    int         // the links found on the page: graph's lines, whatever their scheme
+	cut         int         // references past the limit, not read
 }
 
 // isHTML reports whether a response is HTML, by its Content-Type or, when
@@ -68,9 +69,13 @@ func isCSS(contentType string) bool {
 // is our product token, for <meta name=AGENT content=...>. Unparseable hrefs
 // are skipped. What counts as a link is storage/links' grammar; the page is
 // read as a browser without scripts would (so the content of <noscript>
-// counts, as it does for wget).
-func extractHTML(body []byte, contentType string, pageURL *url.URL, agent string) extracted {
-	return extractFrom(links.ReadHTML(body, contentType), pageURL, agent)
+// counts, as it does for wget). At most limit references are read (all
+// when limit is 0); the rest are counted in cut.
+func extractHTML(body []byte, contentType string, pageURL *url.URL, agent string, limit int) extracted {
+	p := links.ReadHTMLLimit(body, contentType, limit)
+	e := extractFrom(p, pageURL, agent)
+	e.cut = p.Cut
+	return e
 }
 
 // extractFrom resolves what links.Read found in a page (see extractHTML).
@@ -238,15 +243,20 @@ func isHexDigit(c byte) bool {
 }
 
 // extractCSS returns the url() and @import references of a stylesheet,
-// resolved against its URL: requisites of the mirror.
-func extractCSS(body []byte, cssURL *url.URL) []link {
-	var out []link
+// resolved against its URL: requisites of the mirror. At most limit
+// references are read (all when limit is 0); cut counts the rest.
+func extractCSS(body []byte, cssURL *url.URL, limit int) (out []link, cut int) {
+	n := 0
 	links.ScanCSS(body, func(raw string) {
+		if n++; limit > 0 && n > limit {
+			cut++
+			return
+		}
 		if u := resolveLink(cssURL, raw); u != nil {
 			out = append(out, link{url: u, kind: linkRequisite})
 		}
 	})
-	return out
+	return out, cut
 }
 
 // appendDirectives adds the lower-case directives of a robots meta tag's

@@ -39,7 +39,7 @@ func TestExtractHTMLGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := describe(extractHTML(body, "text/html", page, "ExampleBot"))
+			got := describe(extractHTML(body, "text/html", page, "ExampleBot", 0))
 			golden := strings.TrimSuffix(f, ".html") + ".golden"
 			if *update {
 				os.WriteFile(golden, []byte(got), 0o644)
@@ -78,7 +78,7 @@ func describe(e extracted) string {
 func TestExtractNonUTF8(t *testing.T) {
 	body := []byte("<html><head><meta charset=\"iso-8859-1\"></head><body><a href=\"/caf\xe9.html\">x</a></body></html>")
 	page, _ := url.Parse("http://example.com/")
-	e := extractHTML(body, "text/html", page, "")
+	e := extractHTML(body, "text/html", page, "", 0)
 	if len(e.links) != 1 || e.links[0].url.Path != "/café.html" {
 		t.Fatalf("links = %v, want /café.html decoded from Latin-1", e.links)
 	}
@@ -277,7 +277,7 @@ func FuzzExtractHTML(f *testing.F) {
 	f.Add([]byte("<style>@import 'a.css'</style><p style=\"background:url(b)\">"), "")
 	page, _ := url.Parse("http://example.com/dir/page.html")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		e := extractHTML(body, contentType, page, "ExampleBot")
+		e := extractHTML(body, contentType, page, "ExampleBot", 0)
 		found := map[string]bool{}
 		for _, l := range e.links {
 			if l.url == nil || (l.url.Scheme != "http" && l.url.Scheme != "https") {
@@ -315,7 +315,7 @@ func BenchmarkExtractHTML(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if e := extractHTML(body, "text/html", u, "ExampleBot"); len(e.links) != 413 {
+		if e := extractHTML(body, "text/html", u, "ExampleBot", 0); len(e.links) != 413 {
 			b.Fatalf("%d links", len(e.links))
 		}
 	}

@@ -75,6 +75,10 @@ type Record struct {
 	MetaRobots  []string   `json:"meta_robots,omitempty"`
 	Hreflang    []Hreflang `json:"hreflang,omitempty"`
 	LinksOut    int        `json:"links_out,omitempty"`
+	// LinksCut counts the references of the page (HTML or CSS) past
+	// scope.max_links_per_page: found, neither followed nor in the link
+	// graph.
+	LinksCut int `json:"links_cut,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.

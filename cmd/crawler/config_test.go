@@ -98,6 +98,7 @@ scope:
   max_pages_per_host: 50
   max_query_variants: 7
   requisites: [static.example.com, "*.example-cdn.net"]
+  max_links_per_page: 500
 politeness:
   delay: 250ms
   max_per_host: 2
@@ -154,7 +155,7 @@ func allKeysConfig() crawler.Config {
 			Include:      []string{`^https://example\.com/docs/`},
 			Exclude:      []string{`\.pdf$`, `/private/`},
 			MaxURLLength: 512, MaxPathDepth: 0, MaxRepeatedSegments: 2, MaxPagesPerHost: 50,
-			MaxQueryVariants: 7, Requisites: crawler.Requisites{"static.example.com", "*.example-cdn.net"},
+			MaxQueryVariants: 7, Requisites: crawler.Requisites{"static.example.com", "*.example-cdn.net"}, MaxLinksPerPage: 500,
 		},
 		Politeness: crawler.PolitenessConfig{Delay: 250 * time.Millisecond, MaxPerHost: 2, RetryAfterMax: 10 * time.Minute,
 			RobotsLastWait: 5 * time.Second, DelayFactor: 1.5, MaxDelay: 12 * time.Second, MaxBytesPerSecond: 64 * crawler.KiB},

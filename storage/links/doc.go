@@ -42,6 +42,9 @@
 // constructs to it. CSS is read by one small
 // scanner that follows CSS Syntax Level 3 for url(), strings, comments and
 // escapes. ReadHTML decodes other charsets first with x/net/html/charset.
+// ReadHTMLLimit keeps only the first references of a page, counting the
+// rest (Page.Cut), so that a page's cost is bounded by the limit and its
+// size, not by how many links it packs in.
 //
 // Rewrite keeps every byte of a document but the tags whose URLs change;
 // such a tag is written again from the tokenizer's attributes, in their

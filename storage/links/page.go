@@ -16,7 +16,10 @@ import (
 // Page is what Read found in an HTML page: its references, and a small
 // document of its head elements for the facts a page states about itself.
 type Page struct {
-	Refs  []Ref // in document order, <base> included
+	Refs []Ref // in document order, <base> included
+	// Cut counts the references past the limit ReadHTMLLimit was given:
+	// found, not kept.
+	Cut   int
 	head  *html.Node
 	doc   *goquery.Document // of head, made once
 	texts texts
@@ -26,25 +29,43 @@ type Page struct {
 // Content-Type, a byte order mark or a <meta charset> declares (as
 // x/net/html/charset determines it) to UTF-8 first.
 func ReadHTML(body []byte, contentType string) *Page {
+	return ReadHTMLLimit(body, contentType, 0)
+}
+
+// ReadHTMLLimit is ReadHTML keeping at most limit references (every one
+// when limit ≤ 0): those past it are counted in Page.Cut, not kept, so
+// that what a page holds is bounded by limit, not by how densely the page
+// is written (a 10 MiB page of <a href=N> is 750,000 references). The
+// facts a page states about itself are read from all of it.
+func ReadHTMLLimit(body []byte, contentType string, limit int) *Page {
 	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
-		return Read(enc.NewDecoder().Reader(bytes.NewReader(body)))
+		doc, _ := io.ReadAll(enc.NewDecoder().Reader(bytes.NewReader(body)))
+		return readPage(doc, limit)
 	}
-	return readPage(body)
+	return readPage(body, limit)
 }
 
 // Read reads an HTML page in UTF-8 from r. A read error ends the page where
 // it happened.
 func Read(r io.Reader) *Page {
 	doc, _ := io.ReadAll(r)
-	return readPage(doc)
+	return readPage(doc, 0)
 }
 
-// readPage reads the HTML page doc, in UTF-8.
-func readPage(doc []byte) *Page {
+// readPage reads the HTML page doc, in UTF-8, keeping at most limit
+// references when limit > 0.
+func readPage(doc []byte, limit int) *Page {
 	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
 	p.texts.anchorAt = -1
 	w := walker{
 		visit: func(ref Ref) (string, bool) {
+			if limit > 0 && len(p.Refs) >= limit {
+				p.Cut++
+				if ref.Tag == "a" {
+					p.texts.closeAnchor() // the <a> before it ends here
+				}
+				return "", false
+			}
 			p.Refs = append(p.Refs, ref)
 			switch ref.Tag {
 			case "a":

@@ -1,0 +1,35 @@
+package links
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// ReadHTMLLimit keeps the first limit references with their anchors,
+// counts the rest, and still reads the page's facts past the cut.
+func TestReadHTMLLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><head><link rel=canonical href=/c></head><body>")
+	for i := range 10 {
+		fmt.Fprintf(&b, "<a href=/%d>t%d</a>", i, i)
+	}
+	b.WriteString("<h1>late</h1><img src=/i.png alt=x></body></html>") // 12 references in all
+	for _, tc := range []struct{ limit, refs, cut int }{
+		{0, 12, 0}, {-1, 12, 0}, {3, 3, 9}, {12, 12, 0}, {11, 11, 1}, {20, 12, 0},
+	} {
+		p := ReadHTMLLimit([]byte(b.String()), "text/html", tc.limit)
+		if len(p.Refs) != tc.refs || p.Cut != tc.cut {
+			t.Errorf("limit %d: %d refs, %d cut; want %d, %d", tc.limit, len(p.Refs), p.Cut, tc.refs, tc.cut)
+			continue
+		}
+		for i, r := range p.Refs[1:] { // the canonical first
+			if i < 10 && (r.URL != fmt.Sprintf("/%d", i) || r.Anchor != fmt.Sprintf("t%d", i)) {
+				t.Errorf("limit %d: ref %d = %q %q", tc.limit, i, r.URL, r.Anchor)
+			}
+		}
+		if p.H1() != "late" || len(p.Canonicals()) != 1 {
+			t.Errorf("limit %d: h1 %q, canonicals %v; want the facts past the cut read", tc.limit, p.H1(), p.Canonicals())
+		}
+	}
+}
