@@ -33,3 +33,17 @@ func TestReadHTMLLimit(t *testing.T) {
 		}
 	}
 }
+
+// A page that declares no charset is read as windows-1252: an ASCII one
+// as it is, one with bytes past ASCII decoded.
+func TestReadHTMLUndeclaredCharset(t *testing.T) {
+	for _, tc := range []struct{ body, url, anchor string }{
+		{"<a href=/a.html>ab</a>", "/a.html", "ab"},
+		{"<a href=/caf\xe9.html>caf\xe9</a>", "/café.html", "café"},
+	} {
+		p := ReadHTML([]byte(tc.body), "text/html")
+		if len(p.Refs) != 1 || p.Refs[0].URL != tc.url || p.Refs[0].Anchor != tc.anchor {
+			t.Errorf("%q: refs %+v; want %q with anchor %q", tc.body, p.Refs, tc.url, tc.anchor)
+		}
+	}
+}

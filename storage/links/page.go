@@ -38,7 +38,9 @@ func ReadHTML(body []byte, contentType string) *Page {
 // is written (a 10 MiB page of <a href=N> is 750,000 references). The
 // facts a page states about itself are read from all of it.
 func ReadHTMLLimit(body []byte, contentType string, limit int) *Page {
-	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" {
+	// windows-1252 is what a page that declares no charset is taken to
+	// be; an ASCII one reads the same in it, and is not copied whole.
+	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" && (name != "windows-1252" || !isASCII(body)) {
 		doc, _ := io.ReadAll(enc.NewDecoder().Reader(bytes.NewReader(body)))
 		return readPage(doc, limit)
 	}
@@ -50,6 +52,16 @@ func ReadHTMLLimit(body []byte, contentType string, limit int) *Page {
 func Read(r io.Reader) *Page {
 	doc, _ := io.ReadAll(r)
 	return readPage(doc, 0)
+}
+
+// isASCII reports whether b has no byte past 0x7F.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // readPage reads the HTML page doc, in UTF-8, keeping at most limit
