@@ -36,7 +36,8 @@ func ReadHTML(body []byte, contentType string) *Page {
 // when limit ≤ 0): those past it are counted in Page.Cut, not kept, so
 // that what a page holds is bounded by limit, not by how densely the page
 // is written (a 10 MiB page of <a href=N> is 750,000 references). The
-// facts a page states about itself are read from all of it.
+// facts a page states about itself are read from its first limit <link>,
+// <meta> and <base> elements (Head), its title and h1 from all of it.
 func ReadHTMLLimit(body []byte, contentType string, limit int) *Page {
 	// windows-1252 is what a page that declares no charset is taken to
 	// be; an ASCII one reads the same in it, and is not copied whole.
@@ -69,6 +70,7 @@ func isASCII(b []byte) bool {
 func readPage(doc []byte, limit int) *Page {
 	p := &Page{Refs: make([]Ref, 0, 64), head: &html.Node{Type: html.DocumentNode}}
 	p.texts.anchorAt = -1
+	heads := 0 // <link>, <meta> and <base> elements seen
 	w := walker{
 		visit: func(ref Ref) (string, bool) {
 			if limit > 0 && len(p.Refs) >= limit {
@@ -87,7 +89,11 @@ func readPage(doc []byte, limit int) *Page {
 			}
 			return "", false
 		},
-		tag:   p.addHead,
+		tag: func(name string, attrs []attr) {
+			if heads++; limit <= 0 || heads <= limit {
+				p.addHead(name, attrs)
+			}
+		},
 		texts: &p.texts,
 	}
 	w.walk(newTokenizer(doc))
