@@ -182,7 +182,7 @@ func TestDecodeAllKeys(t *testing.T) {
 	if err := got.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
-	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 54} {
+	for key, line := range map[string]int{"user_agent": 2, "scope.exclude[1]": 13, "log.level": 55} {
 		if lines[key] != line {
 			t.Errorf("line of %s = %d, want %d", key, lines[key], line)
 		}
