@@ -317,7 +317,7 @@ func TestRequisiteGrammar(t *testing.T) {
 </body></html>`)
 	base := mustParse("https://example.com/page")
 	got := map[string]bool{}
-	for _, ln := range extractHTML(body, "text/html", base, "ExampleBot").links {
+	for _, ln := range extractHTML(body, "text/html", base, "ExampleBot", 0).links {
 		if ln.kind == linkRequisite {
 			got[ln.url.Path] = true
 		} else if strings.HasPrefix(ln.url.Path, "/r/") {
@@ -336,8 +336,8 @@ func TestRequisiteGrammar(t *testing.T) {
 			t.Errorf("%s found as a requisite", p)
 		}
 	}
-	css := extractCSS([]byte(`@import url("fonts.css"); @font-face { src: url(../f/a.woff2) format("woff2"), url('../f/a.woff') }`),
-		mustParse("https://cdn.example/css/site.css"))
+	css, _ := extractCSS([]byte(`@import url("fonts.css"); @font-face { src: url(../f/a.woff2) format("woff2"), url('../f/a.woff') }`),
+		mustParse("https://cdn.example/css/site.css"), 0)
 	var paths []string
 	for _, ln := range css {
 		if ln.kind != linkRequisite {
