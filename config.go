@@ -62,6 +62,9 @@ type Config struct {
 	// Cluster makes several workers one crawl (README, "Several
 	// machines"); without a NATS URL the crawl is this process's alone.
 	Cluster cluster.Config `yaml:"cluster"`
+	// Report is how `crawler report` judges the crawl (README, "The
+	// audit's verdicts and CI").
+	Report ReportConfig `yaml:"report"`
 }
 
 // SitemapLimits bound each sitemap file, as the sitemaps.org protocol does.
@@ -317,6 +320,7 @@ func DefaultConfig() Config {
 		Daemon:  DaemonConfig{Recrawl: 24 * time.Hour},
 		Log:     LogConfig{Format: "text", Level: "info"},
 		Cluster: cluster.DefaultConfig(),
+		Report:  DefaultReportConfig(),
 	}
 }
 
@@ -394,6 +398,7 @@ func (c Config) Validate() error {
 	ck.fetch(c.Fetch)
 	ck.output(c.Output)
 	ck.daemon(c.Daemon)
+	ck.report(c.Report)
 	ck.oneOf("log.format", c.Log.Format, "text", "json")
 	ck.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	var cerr *cluster.ConfigError

@@ -140,6 +140,15 @@ cluster:
   worker: w1
   partitions: 64
   lease: 20s
+report:
+  title_max: 70
+  description_max: 150
+  thin_words: 100
+  near_duplicate: 0.95
+  slow_ttfb: 1s
+  max_depth: 6
+  accept: [403, 999]
+  disable: [deep-page]
 `
 
 func allKeysConfig() crawler.Config {
@@ -168,6 +177,8 @@ func allKeysConfig() crawler.Config {
 		Log:    crawler.LogConfig{Format: "json", Level: "debug"},
 		Cluster: cluster.Config{NATS: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", Name: "site-audit", Worker: "w1",
 			Partitions: 64, Lease: 20 * time.Second},
+		Report: crawler.ReportConfig{TitleMax: 70, DescriptionMax: 150, ThinWords: 100, NearDuplicate: 0.95,
+			SlowTTFB: time.Second, MaxDepth: 6, Accept: []string{"403", "999"}, Disable: []string{"deep-page"}},
 	}
 }
 

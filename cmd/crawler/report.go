@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/politecrawl/crawler"
 	"github.com/politecrawl/crawler/storage/report"
 )
 
@@ -57,17 +58,23 @@ func runReport(_ context.Context, args []string, s stdio) error {
 	case *format == "csv" && (*out == "" || *out == "-"):
 		return usageErrorf("report: --format csv writes a file per table: give --out DIRECTORY")
 	}
+	judging := crawler.DefaultConfig().Report
 	if cfgPath != "" {
-		cfgURLs, cfgLinks, err := reportPaths(cfgPath)
+		cfg, err := reportConfig(cfgPath)
 		if err != nil {
 			return err
 		}
 		if !isSet(fset, "urls") {
-			*urls = cfgURLs
+			*urls = cfg.Output.URLs
 		}
 		if !isSet(fset, "links") {
-			*links = cfgLinks
+			*links = cfg.Output.Links
 		}
+		judging = cfg.Report
+	}
+	opts, err := reportOptions(judging)
+	if err != nil {
+		return err
 	}
 	switch {
 	case *urls == "":
@@ -89,7 +96,7 @@ func runReport(_ context.Context, args []string, s stdio) error {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(reportMemoryLimit))
 	}
 
-	in, names := report.Inputs{}, report.Names{Inventory: *urls, Links: *links, Previous: *previous}
+	in, names := report.Inputs{Options: opts}, report.Names{Inventory: *urls, Links: *links, Previous: *previous}
 	if *urls == "-" {
 		in.Inventory, names.Inventory = s.in, "stdin"
 	} else {
@@ -176,17 +183,44 @@ func writeReport(path string, stdout io.Writer, write func(io.Writer) error) err
 	return nil
 }
 
-// reportPaths reads output.urls and output.links from the config at path.
-// The rest of the config is checked as crawl checks it, bar what only a
-// crawl needs (seeds): a report reads what a crawl of it wrote.
-func reportPaths(path string) (urls, links string, err error) {
+// reportConfig reads the config at path for output.urls, output.links
+// and the report block. The rest of the config is checked as crawl
+// checks it, bar what only a crawl needs (seeds): a report reads what a
+// crawl of it wrote.
+func reportConfig(path string) (crawler.Config, error) {
 	data, err := readConfigFile(path)
 	if err != nil {
-		return "", "", usageErrorf("%v", err)
+		return crawler.Config{}, usageErrorf("%v", err)
 	}
 	cfg, _, probs, _ := decodeConfig(path, data)
 	if len(probs) > 0 {
-		return "", "", configError(probs)
+		return crawler.Config{}, configError(probs)
 	}
-	return cfg.Output.URLs, cfg.Output.Links, nil
+	return cfg, nil
+}
+
+// reportOptions turns the config's report block into the report's
+// options, checking the rule names it disables.
+func reportOptions(r crawler.ReportConfig) (report.Options, error) {
+	accept, ok := r.AcceptStatuses()
+	if !ok {
+		return report.Options{}, usageErrorf("report.accept: want HTTP statuses, got %q", r.Accept)
+	}
+	o := report.Options{
+		TitleMax: r.TitleMax, DescriptionMax: r.DescriptionMax, ThinWords: r.ThinWords,
+		NearDuplicate: r.NearDuplicate, SlowTTFB: r.SlowTTFB, MaxDepth: r.MaxDepth, Accept: accept,
+	}
+	for i, name := range r.Disable {
+		if _, ok := report.RuleByName(name); !ok {
+			return report.Options{}, usageErrorf("report.disable[%d]: no rule %q (crawler report --format json lists them in rules)", i, name)
+		}
+		if o.Rules == nil {
+			o.Rules = map[string]string{}
+		}
+		o.Rules[name] = "off"
+	}
+	if err := o.Check(); err != nil {
+		return report.Options{}, usageErrorf("report.%v", err)
+	}
+	return o, nil
 }

@@ -32,7 +32,8 @@ func Build(in Inputs, names Names) (*Report, error) {
 	rep := &Report{HasSitemap: c.sitemap, Sites: slices.Sorted(slices.Values(c.sites))}
 	rep.warn(c.skip.warning(names.Inventory))
 
-	broken := c.brokenSet()
+	j := newJudge(in.Options)
+	broken := c.brokenSet(&j.opts)
 	var g *graph
 	if in.Links != nil {
 		var err error
@@ -45,6 +46,7 @@ func Build(in Inputs, names Names) (*Report, error) {
 		rep.warn("no link graph: the orphans, and the pages linking to broken URLs, are left out")
 	}
 	c.fill(rep, broken, g)
+	c.judgeAll(rep, j, broken, g)
 
 	if in.Previous != nil {
 		old := newCrawl()
@@ -129,15 +131,16 @@ func (c *crawl) finalState(id uint32) (status int32, netErr bool, errText string
 	return e.status, e.has(fNetError), cmp.Or(p.errText, e.errText), true
 }
 
-// brokenSet is the ids of broken URLs: a final status of 400 or more, or
-// no answer for want of one (not a refusal).
-func (c *crawl) brokenSet() bitset {
+// brokenSet is the ids of broken URLs: a final status of 400 or more
+// that the options do not accept, or no answer for want of one (not a
+// refusal).
+func (c *crawl) brokenSet(o *Options) bitset {
 	b := newBitset(len(c.urls))
 	for id := range c.pages {
 		if !c.pages[id].has(fRecord) {
 			continue
 		}
-		if st, netErr, _, ok := c.finalState(uint32(id)); ok && (st >= 400 || netErr) {
+		if st, netErr, _, ok := c.finalState(uint32(id)); ok && (st >= 400 && !o.accepted(st) || netErr) {
 			b.set(uint32(id))
 		}
 	}

@@ -31,11 +31,17 @@ type record struct {
 	Canonical     string   `json:"canonical"`
 	MetaRobots    []string `json:"meta_robots"`
 	LinksOut      int      `json:"links_out"`
+	H1            string   `json:"h1"`
+	Hreflang      []struct {
+		Lang string `json:"lang"`
+		URL  string `json:"url"`
+	} `json:"hreflang"`
+	CanonicalConflict string `json:"canonical_conflict"`
 }
 
 // The facts of a page kept as bits.
 const (
-	fRecord      uint16 = 1 << iota // the URL has a record (not only named by one)
+	fRecord      uint32 = 1 << iota // the URL has a record (not only named by one)
 	fExternal                       // of an out-of-scope host, asked by check_external
 	fHTML                           // an HTML body
 	fInSitemap                      // a sitemap lists it
@@ -49,6 +55,7 @@ const (
 	fViaLinks                       // reached by following links from a seed (link_depth, or found_via)
 	fViaSitemap                     // found in a sitemap
 	fCanonSelf                      // the canonical is the URL as written (canonical is then "", to save memory)
+	fH1                             // an <h1> with text
 )
 
 // page is what the report keeps of one URL: its last record, bar the
@@ -57,7 +64,7 @@ type page struct {
 	status     int32 // the current record's
 	effStatus  int32 // for the page tables: a 304's earlier answer's status
 	linkDepth  int32 // -1 when absent
-	flags      uint16
+	flags      uint32
 	final      uint32 // 1 + id of final_url; 0 for none
 	bytes      int64
 	durationMS int64
@@ -68,7 +75,7 @@ type page struct {
 	canonical  string // "" when none, or fCanonSelf
 }
 
-func (p *page) has(f uint16) bool { return p.flags&f != 0 }
+func (p *page) has(f uint32) bool { return p.flags&f != 0 }
 
 // crawl is the inventory read: the URLs interned to ids, and each one's page.
 type crawl struct {
@@ -81,9 +88,17 @@ type crawl struct {
 	skip    skipped
 	sitemap bool     // some record shows that a sitemap was read
 	sites   []string // origins of the seeds, at most maxSites
+
+	// Facts few pages have, kept beside pages rather than in each.
+	hreflang map[uint32][]uint32 // a page's hreflang targets
+	badLang  map[uint32]string   // a page's first hreflang lang that is no language tag
+	conflict map[uint32]string   // a page's canonical that conflicts with canonical
 }
 
-func newCrawl() *crawl { return &crawl{ids: newIndex(), aliases: map[string]uint32{}} }
+func newCrawl() *crawl {
+	return &crawl{ids: newIndex(), aliases: map[string]uint32{},
+		hreflang: map[uint32][]uint32{}, badLang: map[uint32]string{}, conflict: map[uint32]string{}}
+}
 
 // id returns the id of u as written.
 func (c *crawl) id(u string) (uint32, bool) { return c.ids.find(c.urls, u) }
@@ -195,7 +210,7 @@ func (c *crawl) apply(rec *record) {
 		// would only make the depth table as long as it says.
 		p.linkDepth = int32(*d)
 	}
-	set := func(f uint16, on bool) {
+	set := func(f uint32, on bool) {
 		if on {
 			p.flags |= f
 		}
@@ -213,6 +228,7 @@ func (c *crawl) apply(rec *record) {
 		set(fNoindex, d == "noindex" || d == "none")
 		set(fNofollow, d == "nofollow" || d == "none")
 	}
+	set(fH1, strings.TrimSpace(rec.H1) != "")
 	set(fDisallowed, rec.Robots == "disallowed")
 	set(fOutOfScope, rec.Status == 0 && strings.HasPrefix(rec.Error, "out of scope"))
 	set(fNetError, rec.Status == 0 && rec.Error != "" && rec.Robots != "disallowed" && !refused(rec.Error))
@@ -230,7 +246,7 @@ func (c *crawl) apply(rec *record) {
 	if rec.NotModified && rec.Status == 304 && prev.has(fRecord) {
 		// Unchanged since the answer before: that answer's facts
 		// stand, and its status is the page's for the tables.
-		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow|fCanonSelf)
+		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow|fCanonSelf|fH1)
 		p.effStatus, p.bytes = prev.effStatus, prev.bytes
 		p.title, p.descr, p.canonical = prev.title, prev.descr, prev.canonical
 		if p.linkDepth < 0 {
@@ -246,7 +262,35 @@ func (c *crawl) apply(rec *record) {
 			p.chain[i] = c.intern(u)
 		}
 	}
+	if !p.has(fNotModified) {
+		c.sideFacts(id, rec)
+	}
 	c.pages[id] = p
+}
+
+// sideFacts keeps the facts of rec that few pages have (hreflang, a
+// canonical conflict) beside the pages; a 304 revisit keeps the earlier ones.
+func (c *crawl) sideFacts(id uint32, rec *record) {
+	delete(c.hreflang, id)
+	delete(c.badLang, id)
+	delete(c.conflict, id)
+	if len(rec.Hreflang) > 0 {
+		ts := make([]uint32, 0, len(rec.Hreflang))
+		for _, h := range rec.Hreflang {
+			if !validLang(h.Lang) {
+				if _, ok := c.badLang[id]; !ok {
+					c.badLang[id] = h.Lang
+				}
+			}
+			if h.URL != "" {
+				ts = append(ts, c.intern(h.URL))
+			}
+		}
+		c.hreflang[id] = ts
+	}
+	if rec.CanonicalConflict != "" {
+		c.conflict[id] = rec.CanonicalConflict
+	}
 }
 
 // canonicalOf is the canonical URL of id's page; "" for none.

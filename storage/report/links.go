@@ -44,6 +44,14 @@ type graph struct {
 	linked  bitset
 	inlinks map[uint32][]Inlink // by the broken URL's id, sorted by from
 	skip    skipped
+
+	// For the rules: broken URLs that a link (not a canonical, an
+	// hreflang or a redirect) points at; URLs that redirect and an a
+	// link points at; https pages with a requisite over http, and the
+	// least such requisite.
+	brokenLinked bitset
+	toRedirect   bitset
+	mixed        map[uint32]string
 }
 
 // inKey is a broken URL's id and a page linking to it.
@@ -66,8 +74,11 @@ type linkWorker struct {
 	linked bitset
 	in     map[inKey]inVal
 	skip   skipped
-	raw    rawLink
-	l      link
+
+	brokenLinked, toRedirect bitset
+	mixed                    map[uint32]string
+	raw                      rawLink
+	l                        link
 
 	// The page of the last line whose target a sitemap lists, and its
 	// id: a page's lines come together, so one lookup serves them all.
@@ -112,6 +123,7 @@ func (w *linkWorker) parse(ch chunk) {
 
 // link takes in the line just parsed.
 func (w *linkWorker) link(no int) {
+	w.mixedContent()
 	to, ok := w.c.lookup(w.l.to)
 	if !ok {
 		return // a URL the crawl has no record of: nothing to say of it
@@ -119,6 +131,7 @@ func (w *linkWorker) link(no int) {
 	if !sameURL(w.l.from, w.l.to) && !w.toItself(to) {
 		w.linked.set(to)
 	}
+	w.judged(to)
 	if !w.broken.has(to) {
 		return
 	}
@@ -136,6 +149,60 @@ func (w *linkWorker) link(no int) {
 	// copy, and an assignment to an entry it has replaces its key too.
 	k.from = strings.Clone(k.from)
 	w.in[k] = inVal{anchor: anchor, line: no}
+}
+
+// judged notes what the rules ask of the line just parsed, to the URL to.
+func (w *linkWorker) judged(to uint32) {
+	kind := w.l.kind
+	if w.broken.has(to) && isLinkKind(kind) {
+		w.brokenLinked.set(to)
+	}
+	if kind == "a" && w.c.pages[to].own() && w.c.pages[to].redirects() {
+		w.toRedirect.set(to)
+	}
+}
+
+// mixedContent notes the line just parsed when it is a requisite over
+// http of an https page, whether or not the crawl has a record of it.
+func (w *linkWorker) mixedContent() {
+	if !strings.HasPrefix(w.l.to, "http:") || !strings.HasPrefix(w.l.from, "https:") || !isRequisite(w.l.kind, w.l.rel) {
+		return
+	}
+	if w.l.from != w.from {
+		w.from = strings.Clone(w.l.from)
+		w.fromID, w.fromOK = w.c.lookup(w.from)
+	}
+	if old, ok := w.mixed[w.fromID]; w.fromOK && (!ok || w.l.to < old) {
+		w.mixed[w.fromID] = strings.Clone(w.l.to)
+	}
+}
+
+// isLinkKind reports whether a link graph kind is one of the README's
+// "links" for the rules: not a canonical, an hreflang or a redirect.
+func isLinkKind(kind string) bool {
+	switch kind {
+	case "a", "area", "frame", "iframe", "img", "script", "css", "link", "meta-refresh":
+		return true
+	}
+	return false
+}
+
+// isRequisite reports whether a link graph line is of a page requisite
+// (the README's "Whole sites"): an image, a script, CSS, or a <link> that
+// a browser loads.
+func isRequisite(kind, rel string) bool {
+	switch kind {
+	case "img", "script", "css":
+		return true
+	case "link":
+		for _, r := range strings.Fields(strings.ToLower(rel)) {
+			switch r {
+			case "stylesheet", "icon", "preload", "modulepreload", "manifest":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // toItself reports whether the line just parsed, to the URL to, is its
@@ -169,16 +236,25 @@ func (v inVal) better(old inVal) bool {
 func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 	workers := make([]*linkWorker, linkWorkers)
 	for i := range workers {
-		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{}}
+		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{},
+			brokenLinked: newBitset(len(c.urls)), toRedirect: newBitset(len(c.urls)), mixed: map[uint32]string{}}
 	}
 	g := &graph{}
 	if err := pipeline(r, &g.skip, func(w int, ch chunk) { workers[w].parse(ch) }); err != nil {
 		return nil, err
 	}
 	g.linked = workers[0].linked
+	g.brokenLinked, g.toRedirect, g.mixed = workers[0].brokenLinked, workers[0].toRedirect, workers[0].mixed
 	all := workers[0].in
 	for _, w := range workers[1:] {
 		g.linked.or(w.linked)
+		g.brokenLinked.or(w.brokenLinked)
+		g.toRedirect.or(w.toRedirect)
+		for id, u := range w.mixed {
+			if old, ok := g.mixed[id]; !ok || u < old {
+				g.mixed[id] = u
+			}
+		}
 		for k, v := range w.in {
 			if old, ok := all[k]; !ok || v.better(old) {
 				all[k] = v

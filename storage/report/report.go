@@ -25,6 +25,9 @@ type Inputs struct {
 	// Previous is an earlier audit's inventory to compare with; nil for
 	// no comparison.
 	Previous io.Reader
+	// Options are how the rules judge (the config's report block); the
+	// zero value is the README's thresholds.
+	Options Options
 }
 
 // Report is the audit: the README's "Audit report" table, member for
@@ -46,6 +49,10 @@ type Report struct {
 	Depth         DepthCounts      `json:"depth"`
 	Slowest       []Slow           `json:"slowest"`
 	Largest       []Large          `json:"largest"`
+	// Findings are the rules' verdicts, by rule then URL, one per
+	// (rule, URL); Rules count them for every rule, in the README's order.
+	Findings []Finding   `json:"findings"`
+	Rules    []RuleCount `json:"rules"`
 	// Compare is there only when Inputs.Previous was given.
 	Compare *Comparison `json:"compare,omitempty"`
 

@@ -11,8 +11,8 @@ import (
 // rawLink is a link graph line's fields that the report reads, as slices
 // of the line. A string whose esc is set still holds JSON escapes.
 type rawLink struct {
-	from, to, kind, anchor         []byte
-	fromEsc, toEsc, kindEsc, anEsc bool
+	from, to, kind, anchor, rel            []byte
+	fromEsc, toEsc, kindEsc, anEsc, relEsc bool
 }
 
 // scanLink reads a link graph line of the shape storage.Link is written
@@ -65,6 +65,8 @@ func scanLink(line []byte, l *rawLink) bool {
 				l.kind, l.kindEsc = val, esc
 			case "anchor":
 				l.anchor, l.anEsc = val, esc
+			case "rel":
+				l.rel, l.relEsc = val, esc
 			}
 		default:
 			return false
@@ -126,7 +128,7 @@ func hasAt(b []byte, i int, s string) bool {
 // link is a link graph line decoded; from, to and anchor are valid only
 // until the next line when they are slices of it.
 type link struct {
-	from, to, kind, anchor string
+	from, to, kind, anchor, rel string
 }
 
 // parseLink decodes a link graph line: with scanLink, or, for a line
@@ -140,7 +142,7 @@ func parseLink(line []byte, raw *rawLink, out *link) bool {
 		if json.Unmarshal(line, &l) != nil {
 			return false
 		}
-		*out = link{from: l.From, to: l.To, kind: l.Kind, anchor: l.Anchor}
+		*out = link{from: l.From, to: l.To, kind: l.Kind, anchor: l.Anchor, rel: l.Rel}
 		return out.from != "" && out.to != ""
 	}
 	var ok bool
@@ -151,6 +153,9 @@ func parseLink(line []byte, raw *rawLink, out *link) bool {
 		return false
 	}
 	if out.kind, ok = str(raw.kind, raw.kindEsc); !ok {
+		return false
+	}
+	if out.rel, ok = str(raw.rel, raw.relEsc); !ok {
 		return false
 	}
 	out.anchor = "" // decoded only when needed: see anchorOf

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// page200 is an inventory line of a 200 HTML page with the given extra
+// JSON members (a leading comma each).
+func page200(u, extra string) string {
+	return fmt.Sprintf(`{"url":%q,"status":200,"content_type":"text/html","found_via":"link","link_depth":1,"h1":"H","description":"D of %s","title":"T of %s"%s}`, u, u, u, extra) + "\n"
+}
+
+// findingsOf builds the report of inv and links and returns its findings
+// as "rule url" lines.
+func findingsOf(t *testing.T, inv, links string, o Options) []string {
+	t.Helper()
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv), Links: strings.NewReader(links), Options: o}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rules) != len(Rules) {
+		t.Errorf("%d rules counted, want every one of %d", len(r.Rules), len(Rules))
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.Rule+" "+f.URL)
+	}
+	return got
+}
+
+// Each rule over the facts of the inventory and the link graph fires on
+// its page and not on the near miss beside it.
+func TestRulesNearMisses(t *testing.T) {
+	const h = "https://ex.test"
+	long := strings.Repeat("x", 61)
+	var inv strings.Builder
+	inv.WriteString(page200(h+"/", `,"found_via":"seed","link_depth":0`))
+	inv.WriteString(page200(h+"/t60", `,"title":"`+long[:60]+`"`))
+	inv.WriteString(page200(h+"/t61", `,"title":"`+long+`"`))
+	inv.WriteString(page200(h+"/d160", `,"description":"`+strings.Repeat("é", 160)+`"`))
+	inv.WriteString(page200(h+"/d161", `,"description":"`+strings.Repeat("é", 161)+`"`))
+	inv.WriteString(page200(h+"/depth4", `,"link_depth":4`))
+	inv.WriteString(page200(h+"/depth5", `,"link_depth":5`))
+	inv.WriteString(page200(h+"/noh1", `,"h1":" "`))
+	inv.WriteString(page200(h+"/es", `,"hreflang":[{"lang":"en","url":"`+h+`/en"},{"lang":"es","url":"`+h+`/es"}]`))
+	inv.WriteString(page200(h+"/en", `,"hreflang":[{"lang":"es","url":"`+h+`/es"},{"lang":"pt-BR","url":"`+h+`/pt"}]`))
+	inv.WriteString(page200(h+"/pt", `,"hreflang":[{"lang":"pt_BR","url":"`+h+`/en"},{"lang":"x-default","url":"`+h+`/gone"}]`))
+	inv.WriteString(`{"url":"` + h + `/gone","status":404,"found_via":"link","link_depth":1}` + "\n")
+	inv.WriteString(`{"url":"` + h + `/one","status":301,"final_url":"` + h + `/t60","redirect_chain":["` + h + `/t60"],"found_via":"link","link_depth":1}` + "\n")
+	inv.WriteString(`{"url":"` + h + `/two","status":301,"final_url":"` + h + `/t60","redirect_chain":["` + h + `/one","` + h + `/t60"],"found_via":"link","link_depth":1}` + "\n")
+	inv.WriteString(`{"url":"` + h + `/wall","status":403,"found_via":"link","link_depth":1}` + "\n")
+	inv.WriteString(page200(strings.Replace(h, "https", "http", 1)+"/plain", ""))
+	inv.WriteString(page200(h+"/conflict", `,"canonical":"`+h+`/conflict","canonical_conflict":"`+h+`/t60"`))
+	links := strings.Join([]string{
+		`{"from":"` + h + `/","to":"` + h + `/one","kind":"a"}`,
+		`{"from":"` + h + `/","to":"` + h + `/two#x","kind":"a"}`,
+		`{"from":"` + h + `/","to":"` + h + `/gone","kind":"img"}`,
+		`{"from":"` + h + `/","to":"` + h + `/wall","kind":"a"}`,
+		`{"from":"` + h + `/","to":"http://cdn.test/a.js","kind":"script"}`,
+		`{"from":"` + h + `/t60","to":"http://cdn.test/feed","kind":"link","rel":"alternate"}`,
+		`{"from":"` + h + `/t61","to":"` + h + `/one","kind":"canonical"}`,
+		`{"from":"http://ex.test/plain","to":"http://cdn.test/a.png","kind":"img"}`,
+	}, "\n")
+	got := findingsOf(t, inv.String(), links, Options{})
+	want := []string{
+		"broken-link " + h + "/gone",
+		"broken-link " + h + "/wall",
+		"canonical-conflict " + h + "/conflict",
+		"deep-page " + h + "/depth5",
+		"description-too-long " + h + "/d161",
+		"h1-missing " + h + "/noh1",
+		"hreflang-bad-code " + h + "/pt",
+		"hreflang-broken " + h + "/pt",
+		"link-to-redirect " + h + "/one",
+		"link-to-redirect " + h + "/two",
+		"mixed-content " + h + "/",
+		"redirect-chain " + h + "/two",
+		"title-too-long " + h + "/t61",
+	}
+	// /es and /en name each other, and so do /en and /pt; /pt's /gone
+	// (404) is hreflang-broken, and no page to name anything back.
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// 403 accepted: not broken. A rule turned off judges nothing.
+	got = findingsOf(t, inv.String(), links, Options{Accept: []int{403}, Rules: map[string]string{"deep-page": "off"}})
+	for _, f := range got {
+		if f == "broken-link "+h+"/wall" || strings.HasPrefix(f, "deep-page") {
+			t.Errorf("accept 403 and deep-page off: %s found", f)
+		}
+	}
+}
+
+// A page an hreflang names that does not name it back is
+// hreflang-no-return; one that does is not.
+func TestHreflangReturn(t *testing.T) {
+	const h = "https://ex.test"
+	inv := page200(h+"/a", `,"hreflang":[{"lang":"de","url":"`+h+`/b"},{"lang":"fr","url":"`+h+`/c"}]`) +
+		page200(h+"/b", `,"hreflang":[{"lang":"en","url":"`+h+`/a"}]`) +
+		page200(h+"/c", "")
+	got := findingsOf(t, inv, "", Options{})
+	want := []string{"hreflang-no-return " + h + "/a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
+
+// The gate counts findings of its severity or above, or of the rules it
+// names, and not those of the baseline.
+func TestFailOnBaseline(t *testing.T) {
+	const h = "https://ex.test"
+	inv := page200(h+"/a", `,"title":""`) + page200(h+"/b", `,"link_depth":9`)
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		gate string
+		n    int
+	}{{"error", 1}, {"warning", 1}, {"notice", 2}, {"deep-page", 1}, {"h1-missing", 0}, {"deep-page,error", 2}} {
+		f, err := ParseFailOn(c.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(f.Failing(r)); n != c.n {
+			t.Errorf("--fail-on %s: %d failing, want %d", c.gate, n, c.n)
+		}
+	}
+	if _, err := ParseFailOn("errors"); err == nil {
+		t.Error("--fail-on errors: no error")
+	}
+	base, _ := json.Marshal(map[string]any{"findings": []Finding{{Rule: "title-missing", Severity: Error, URL: h + "/a"}}})
+	if n, err := MarkBaseline(r, base); err != nil || n != 1 {
+		t.Fatalf("MarkBaseline = %d, %v; want 1", n, err)
+	}
+	f, _ := ParseFailOn("notice")
+	if got := f.Failing(r); len(got) != 1 || got[0].Rule != "deep-page" {
+		t.Errorf("with the baseline, failing %v, want deep-page only", got)
+	}
+}
+
+func TestValidLang(t *testing.T) {
+	for s, want := range map[string]bool{
+		"en": true, "pt-BR": true, "zh-Hant": true, "zh-Hant-TW": true, "es-419": true, "x-default": true, "EN-us": true,
+		"pt_BR": false, "english": false, "e": false, "en-": false, "en-USA": false, "": false, "en-US-x": false, "x-defaults": false,
+	} {
+		if got := validLang(s); got != want {
+			t.Errorf("validLang(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
