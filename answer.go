@@ -180,11 +180,15 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 	case isHTML(ct, resp.body):
 		e := extractHTML(resp.body, ct, base, c.agent, c.conf().Scope.MaxLinksPerPage)
 		c.linksCut(l, rec, e.cut)
-		if e.canonical == "" {
-			if u := linkHeaderCanonical(resp.header, base); u != nil {
-				e.canonical = u.String()
+		if u := linkHeaderCanonical(resp.header, base); u != nil {
+			switch h := u.String(); {
+			case e.canonical == "":
+				e.canonical = h
+			case h != e.canonical && e.conflict == "":
+				e.conflict = h
 			}
 		}
+		rec.CanonicalConflict = e.conflict
 		e.robots = xRobotsTag(e.robots, resp.header, c.agent)
 		rec.Title, rec.Description, rec.H1, rec.Canonical = e.title, e.description, e.h1, e.canonical
 		rec.MetaRobots, rec.Hreflang, rec.LinksOut = e.robots, e.hreflang, e.linksOut

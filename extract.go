@@ -36,6 +36,7 @@ type link struct {
 type extracted struct {
 	links       []link
 	canonical   string
+	conflict    string             // a second canonical naming another URL than canonical (a second tag, or the Link header)
 	hreflang    []storage.Hreflang // <link rel=alternate hreflang>, in page order
 	robots      []string           // lower-case directives of <meta name=robots> and <meta name=AGENT>
 	title, h1   string
@@ -104,8 +105,12 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 	}
 	for _, c := range p.Canonicals() {
 		if u := resolveRef(resolveAt, c); u != nil {
-			out.canonical = u.String()
-			break
+			switch s := u.String(); {
+			case out.canonical == "":
+				out.canonical = s
+			case s != out.canonical && out.conflict == "":
+				out.conflict = s
+			}
 		}
 	}
 	for _, h := range p.Hreflangs() {

@@ -340,7 +340,12 @@ func TestPageFactsInInventory(t *testing.T) {
 		headers: map[string]string{"Link": `</>; rel="canonical"`, "X-Robots-Tag": "otherbot: noindex"}})
 	s.set("/home", page{body: "<html></html>"})
 	s.set("/file", page{body: `<html><head><link rel=canonical href="file:///usr/share/doc/x.html"></head></html>`})
-	cfg := testConfig(t, s.URL+"/", s.URL+"/file")
+	s.set("/two", page{body: `<html><head><link rel=canonical href="/home"><link rel=canonical href="/a"></head></html>`})
+	s.set("/hdr", page{body: `<html><head><link rel=canonical href="/hdr"></head></html>`,
+		headers: map[string]string{"Link": `</home>; rel="canonical"`}})
+	s.set("/same", page{body: `<html><head><link rel=canonical href="/same"></head></html>`,
+		headers: map[string]string{"Link": `</same>; rel="canonical"`}})
+	cfg := testConfig(t, s.URL+"/", s.URL+"/file", s.URL+"/two", s.URL+"/hdr", s.URL+"/same")
 	cfg.UserAgent = "ExampleBot/1.0"
 	runCrawl(t, cfg)
 	inv := inventory(t, cfg.Output.URLs)
@@ -360,6 +365,18 @@ func TestPageFactsInInventory(t *testing.T) {
 	}
 	if f := inv[s.URL+"/file"]; f.Canonical != "file:///usr/share/doc/x.html" {
 		t.Errorf("canonical of /file = %q; want the file:// URL as written", f.Canonical)
+	}
+	// Two canonicals naming different URLs: the first tag is the
+	// canonical, the other (a second tag, or the header) the conflict.
+	for path, want := range map[string][2]string{"/two": {"/home", "/a"}, "/hdr": {"/hdr", "/home"}, "/same": {"/same", ""}, "/a": {"/", ""}} {
+		r := inv[s.URL+path]
+		conflict := ""
+		if want[1] != "" {
+			conflict = s.URL + want[1]
+		}
+		if r.Canonical != s.URL+want[0] || r.CanonicalConflict != conflict {
+			t.Errorf("%s: canonical %q, conflict %q; want %q, %q", path, r.Canonical, r.CanonicalConflict, s.URL+want[0], conflict)
+		}
 	}
 }
 

@@ -79,6 +79,10 @@ type Record struct {
 	// scope.max_links_per_page: found, neither followed nor in the link
 	// graph.
 	LinksCut int `json:"links_cut,omitempty"`
+
+	// CanonicalConflict is a second canonical of the page naming another
+	// URL than Canonical: a second tag, or the Link header.
+	CanonicalConflict string `json:"canonical_conflict,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.
