@@ -9,6 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -17,7 +20,10 @@ import (
 	"github.com/politecrawl/crawler/storage/report"
 )
 
-const reportUsage = "report [-c FILE] [--urls FILE] [--links FILE] [--format text|json|csv|html] [--out PATH] [--compare OLD_URLS_FILE]"
+const reportUsage = "report [-c FILE] [--urls FILE] [--links FILE] [--format text|json|csv|html|junit|sarif|github|markdown] [--out PATH] [--compare OLD_URLS_FILE] [--fail-on LEVEL|RULE[,RULE…]] [--baseline OLD_REPORT.json] [--accept STATUS[,STATUS…]]"
+
+// reportFormats are the values of --format.
+var reportFormats = []string{"text", "json", "csv", "html", "junit", "sarif", "github", "markdown"}
 
 // reportRows is how many rows of each table the text report shows on a
 // terminal; written elsewhere (a pipe, a file) it shows them all.
@@ -43,9 +49,12 @@ func runReport(_ context.Context, args []string, s stdio) error {
 	fset.StringVar(&cfgPath, "config", "", "same as -c `FILE`")
 	urls := fset.String("urls", "", "read the inventory from `FILE` (- = stdin; default: the config's output.urls)")
 	links := fset.String("links", "", "read the link graph from `FILE` (default: the config's output.links)")
-	format := fset.String("format", "text", "write `text`, json, csv (a file per table) or html (one self-contained file)")
+	format := fset.String("format", "text", "write `text`, json, csv (a file per table), html (one self-contained file), junit, sarif, github (workflow commands) or markdown")
 	out := fset.String("out", "", "write to `PATH`, a directory for csv (default: stdout)")
 	previous := fset.String("compare", "", "also list what changed since the inventory `OLD_URLS_FILE` of an earlier audit")
+	failOn := fset.String("fail-on", "", "exit 1 when a finding of this severity or above (error, warning, notice), or of a named rule, exists: `LEVEL|RULE[,RULE…]`")
+	baseline := fset.String("baseline", "", "findings of the earlier report `OLD_REPORT.json` (--format json) are marked and fail nothing")
+	accept := fset.String("accept", "", "HTTP statuses that are not broken (bot walls), added to report.accept: `STATUS[,STATUS…]`")
 	pos, err := parseFlags(fset, args, reportUsage, s.out)
 	if err != nil {
 		return err
@@ -53,8 +62,8 @@ func runReport(_ context.Context, args []string, s stdio) error {
 	switch {
 	case len(pos) > 0:
 		return usageErrorf("report: takes no arguments, got %q (usage: crawler %s)", pos[0], reportUsage)
-	case *format != "text" && *format != "json" && *format != "csv" && *format != "html":
-		return usageErrorf("report: --format: want text, json, csv or html, got %q", *format)
+	case !slices.Contains(reportFormats, *format):
+		return usageErrorf("report: --format: want one of %s, got %q", strings.Join(reportFormats, ", "), *format)
 	case *format == "csv" && (*out == "" || *out == "-"):
 		return usageErrorf("report: --format csv writes a file per table: give --out DIRECTORY")
 	}
@@ -75,6 +84,25 @@ func runReport(_ context.Context, args []string, s stdio) error {
 	opts, err := reportOptions(judging)
 	if err != nil {
 		return err
+	}
+	for _, a := range strings.FieldsFunc(*accept, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(a)
+		if err != nil || n < 100 || n > 999 {
+			return usageErrorf("report: --accept: want HTTP statuses such as 403,429,999, got %q", a)
+		}
+		opts.Accept = append(opts.Accept, n)
+	}
+	var gate report.FailOn
+	if *failOn != "" {
+		if gate, err = report.ParseFailOn(*failOn); err != nil {
+			return usageErrorf("report: --fail-on: %v", err)
+		}
+	}
+	var base []byte
+	if *baseline != "" {
+		if base, err = os.ReadFile(*baseline); err != nil {
+			return fmt.Errorf("report: --baseline: %w", err)
+		}
 	}
 	switch {
 	case *urls == "":
@@ -138,18 +166,47 @@ func runReport(_ context.Context, args []string, s stdio) error {
 	if in.Links == nil {
 		fmt.Fprintf(s.err, "warning: give the link graph with --links FILE (a crawl writes it when output.links or --links is set)\n")
 	}
-	if *format == "csv" {
-		if err := report.WriteCSV(*out, rep); err != nil {
+	if base != nil {
+		if _, err := report.MarkBaseline(rep, base); err != nil {
+			return usageErrorf("report: --baseline %s: %v", *baseline, err)
+		}
+	}
+	if err := writeFormat(*format, *out, s, rep); err != nil {
+		return err
+	}
+	if *failOn == "" {
+		return nil
+	}
+	failing := gate.Failing(rep)
+	if len(failing) == 0 {
+		return nil
+	}
+	f := failing[0]
+	return fmt.Errorf("report: %d findings fail --fail-on %s, the first: %s %s %s", len(failing), *failOn, f.Severity, f.Rule, printableURL(f.URL))
+}
+
+// writeFormat writes rep in the format to out (stdout when "" or "-").
+func writeFormat(format, out string, s stdio, rep *report.Report) error {
+	if format == "csv" {
+		if err := report.WriteCSV(out, rep); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		return nil
 	}
-	return writeReport(*out, s.out, func(w io.Writer) error {
-		switch *format {
+	return writeReport(out, s.out, func(w io.Writer) error {
+		switch format {
 		case "json":
 			return report.WriteJSON(w, rep)
 		case "html":
 			return report.WriteHTML(w, rep, time.Now())
+		case "junit":
+			return report.WriteJUnit(w, rep)
+		case "sarif":
+			return report.WriteSARIF(w, rep, versionString())
+		case "github":
+			return report.WriteGitHub(w, rep)
+		case "markdown":
+			return report.WriteMarkdown(w, rep)
 		}
 		limit, width, more := 0, 0, ""
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

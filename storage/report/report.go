@@ -35,7 +35,11 @@ type Inputs struct {
 // not_in_sitemap when no sitemap was read) is nil, written null; every
 // other list is written [] when empty.
 type Report struct {
-	Overview      Overview         `json:"overview"`
+	Overview Overview `json:"overview"`
+	// Findings are the rules' verdicts, by rule then URL, one per
+	// (rule, URL); Rules count them for every rule, in the README's order.
+	Findings      []Finding        `json:"findings"`
+	Rules         []RuleCount      `json:"rules"`
 	Broken        []Broken         `json:"broken"`
 	Redirects     []Redirect       `json:"redirects"`
 	Orphans       []string         `json:"orphans"`
@@ -49,10 +53,6 @@ type Report struct {
 	Depth         DepthCounts      `json:"depth"`
 	Slowest       []Slow           `json:"slowest"`
 	Largest       []Large          `json:"largest"`
-	// Findings are the rules' verdicts, by rule then URL, one per
-	// (rule, URL); Rules count them for every rule, in the README's order.
-	Findings []Finding   `json:"findings"`
-	Rules    []RuleCount `json:"rules"`
 	// Compare is there only when Inputs.Previous was given.
 	Compare *Comparison `json:"compare,omitempty"`
 
@@ -63,6 +63,8 @@ type Report struct {
 	// whether any sitemap was, for the formats' notes on null tables.
 	HasLinks   bool `json:"-"`
 	HasSitemap bool `json:"-"`
+	// Baselined says MarkBaseline compared the findings with a baseline.
+	Baselined bool `json:"-"`
 	// Sites are the origins of the crawl's seeds (records found_via
 	// seed), sorted, at most maxSites: what the HTML report is of.
 	Sites []string `json:"-"`

@@ -307,6 +307,7 @@ func MarkBaseline(rep *Report, base []byte) (int, error) {
 		had[key{f.Rule, f.URL}] = true
 	}
 	n := 0
+	rep.Baselined = true
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		if had[key{f.Rule, f.URL}] {

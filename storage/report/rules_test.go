@@ -154,3 +154,27 @@ func TestValidLang(t *testing.T) {
 		}
 	}
 }
+
+// The GitHub format annotates at most 10 findings of a rule and says how
+// many more; what a site wrote cannot start another command.
+func TestWriteGitHubCaps(t *testing.T) {
+	var inv strings.Builder
+	for i := range 12 {
+		inv.WriteString(page200(fmt.Sprintf("https://ex.test/%02d", i), `,"h1":""`))
+	}
+	inv.WriteString(`{"url":"https://ex.test/!\n::error::y%","status":200,"content_type":"text/html","title":"T","description":"D"}` + "\n")
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv.String())}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteGitHub(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 11 || strings.Count(b.String(), "::warning title=h1-missing::") != 10 ||
+		lines[0] != "::warning title=h1-missing::https://ex.test/!%0A::error::y%25" ||
+		lines[10] != "h1-missing: 3 more findings (crawler report --format json lists them all)" {
+		t.Errorf("github:\n%s", b.String())
+	}
+}

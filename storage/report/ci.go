@@ -1,0 +1,316 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/politecrawl/crawler/storage"
+)
+
+// githubPerRule is how many findings of one rule WriteGitHub annotates;
+// GitHub shows only so many annotations of a step anyway.
+const githubPerRule = 10
+
+// markdownPerRule is how many findings of one rule WriteMarkdown lists.
+const markdownPerRule = 10
+
+// byRule yields each rule of r.Rules with its findings (r.Findings is
+// sorted by rule, not in r.Rules' order).
+func (r *Report) byRule(yield func(rc RuleCount, fs []Finding) bool) {
+	at := map[string][2]int{}
+	for i := 0; i < len(r.Findings); {
+		j := i
+		for j < len(r.Findings) && r.Findings[j].Rule == r.Findings[i].Rule {
+			j++
+		}
+		at[r.Findings[i].Rule] = [2]int{i, j}
+		i = j
+	}
+	for _, rc := range r.Rules {
+		span := at[rc.Rule]
+		if !yield(rc, r.Findings[span[0]:span[1]]) {
+			return
+		}
+	}
+}
+
+// JUnit's shapes, as CI servers (GitLab, Jenkins) read them.
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name     string      `xml:"name,attr"`
+		Tests    int         `xml:"tests,attr"`
+		Failures int         `xml:"failures,attr"`
+		Skipped  int         `xml:"skipped,attr"`
+		Cases    []junitCase `xml:"testcase"`
+	}
+	junitCase struct {
+		Name      string        `xml:"name,attr"`
+		ClassName string        `xml:"classname,attr"`
+		Failure   *junitFailure `xml:"failure"`
+		Skipped   *struct{}     `xml:"skipped"`
+	}
+	junitFailure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+)
+
+// WriteJUnit writes r as JUnit XML: a testsuite per rule, a failed
+// testcase (named by the URL) per finding, and one passing testcase
+// named by the rule for a rule with none (a skipped one for a rule
+// turned off). A finding the baseline had says so in its message.
+func WriteJUnit(w io.Writer, r *Report) error {
+	out := junitSuites{Name: "crawler report"}
+	for rc, fs := range r.byRule {
+		s := junitSuite{Name: rc.Rule}
+		for _, f := range fs {
+			msg := f.Severity.String() + ": " + f.Rule
+			if f.Detail != "" {
+				msg += ": " + f.Detail
+			}
+			if f.Baseline {
+				msg += " (in the baseline)"
+			}
+			s.Cases = append(s.Cases, junitCase{Name: xmlText(f.URL), ClassName: rc.Rule,
+				Failure: &junitFailure{Message: xmlText(msg), Type: f.Severity.String(), Text: xmlText(f.URL + "\n" + msg)}})
+		}
+		switch {
+		case rc.Off:
+			s.Cases, s.Skipped = []junitCase{{Name: rc.Rule, ClassName: rc.Rule, Skipped: &struct{}{}}}, 1
+		case len(fs) == 0:
+			s.Cases = []junitCase{{Name: rc.Rule, ClassName: rc.Rule}}
+		}
+		s.Tests, s.Failures = len(s.Cases), len(fs)
+		out.Tests += s.Tests
+		out.Failures += s.Failures
+		out.Suites = append(out.Suites, s)
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// xmlText is s with the characters XML 1.0 cannot hold (most C0
+// controls, U+FFFE, U+FFFF, invalid UTF-8) as U+FFFD: encoding/xml
+// escapes markup but writes those as they are.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r == 0xFFFD:
+			return 0xFFFD
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// sarifLevel is SARIF's level of a severity.
+func sarifLevel(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+// WriteSARIF writes r as a SARIF 2.1.0 log: one run whose tool's rules
+// are the report's (each with its severity as its default level), a
+// result per finding located at its URL. With a baseline, each result's
+// baselineState is "unchanged" (the baseline had it) or "new".
+func WriteSARIF(w io.Writer, r *Report, version string) error {
+	type msg struct {
+		Text string `json:"text"`
+	}
+	type rule struct {
+		ID                   string         `json:"id"`
+		ShortDescription     msg            `json:"shortDescription"`
+		DefaultConfiguration map[string]any `json:"defaultConfiguration"`
+	}
+	type location struct {
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI string `json:"uri"`
+			} `json:"artifactLocation"`
+		} `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID        string     `json:"ruleId"`
+		RuleIndex     int        `json:"ruleIndex"`
+		Level         string     `json:"level"`
+		Message       msg        `json:"message"`
+		Locations     []location `json:"locations"`
+		BaselineState string     `json:"baselineState,omitempty"`
+	}
+	rules := make([]rule, len(r.Rules))
+	index := map[string]int{}
+	for i, rc := range r.Rules {
+		doc := rc.Rule
+		if info, ok := RuleByName(rc.Rule); ok {
+			doc = info.Doc
+		}
+		conf := map[string]any{"level": sarifLevel(rc.Severity)}
+		if rc.Off {
+			conf["enabled"] = false
+		}
+		rules[i] = rule{ID: rc.Rule, ShortDescription: msg{doc}, DefaultConfiguration: conf}
+		index[rc.Rule] = i
+	}
+	results := make([]result, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		text := f.URL
+		if f.Detail != "" {
+			text += ": " + f.Detail
+		}
+		res := result{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity), Message: msg{text}}
+		var loc location
+		loc.PhysicalLocation.ArtifactLocation.URI = f.URL
+		res.Locations = []location{loc}
+		if r.Baselined {
+			res.BaselineState = "new"
+			if f.Baseline {
+				res.BaselineState = "unchanged"
+			}
+		}
+		results = append(results, res)
+	}
+	log := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs": []any{map[string]any{
+			"tool": map[string]any{"driver": map[string]any{
+				"name": "crawler report", "informationUri": "https://github.com/politecrawl/crawler",
+				"version": version, "rules": rules,
+			}},
+			"results": results,
+		}},
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(storage.JSONWriter(bw))
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(log); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteGitHub writes r as GitHub Actions workflow commands: a
+// ::error, ::warning or ::notice line per finding (titled by its rule),
+// at most githubPerRule per rule and then a plain line saying how many
+// more. A finding the baseline had says so.
+func WriteGitHub(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	for rc, fs := range r.byRule {
+		for i, f := range fs {
+			if i == githubPerRule {
+				fmt.Fprintf(bw, "%s: %d more findings (crawler report --format json lists them all)\n", rc.Rule, len(fs)-i)
+				break
+			}
+			text := f.URL
+			if f.Detail != "" {
+				text += ": " + f.Detail
+			}
+			if f.Baseline {
+				text += " (in the baseline)"
+			}
+			fmt.Fprintf(bw, "::%s title=%s::%s\n", f.Severity, ghProperty(f.Rule), ghData(text))
+		}
+	}
+	return bw.Flush()
+}
+
+// ghData escapes a workflow command's message as GitHub's toolkit does;
+// C1 and bidi controls, which a terminal or a log viewer may act on,
+// are written as \uXXXX.
+func ghData(s string) string {
+	s = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return printable(s)
+}
+
+// ghProperty escapes a workflow command's property value.
+func ghProperty(s string) string {
+	return strings.NewReplacer(":", "%3A", ",", "%2C").Replace(ghData(s))
+}
+
+// WriteMarkdown writes r for a CI job's summary: the findings counted by
+// severity and by rule, then each rule's first findings.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	var bySev [Error + 1]int
+	newOnes := 0
+	for _, f := range r.Findings {
+		bySev[f.Severity]++
+		if !f.Baseline {
+			newOnes++
+		}
+	}
+	fmt.Fprintf(bw, "## Crawl audit\n\n%d findings: %d errors, %d warnings, %d notices", len(r.Findings), bySev[Error], bySev[Warning], bySev[Notice])
+	if r.Baselined {
+		fmt.Fprintf(bw, " (%d new since the baseline)", newOnes)
+	}
+	fmt.Fprintf(bw, ".\n\n| rule | severity | findings |\n| --- | --- | ---: |\n")
+	for _, rc := range r.Rules {
+		if rc.Count > 0 {
+			fmt.Fprintf(bw, "| `%s` | %s | %d |\n", rc.Rule, rc.Severity, rc.Count)
+		}
+	}
+	for rc, fs := range r.byRule {
+		if len(fs) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\n### `%s` (%s, %d)\n\n", rc.Rule, rc.Severity, len(fs))
+		for i, f := range fs {
+			if i == markdownPerRule {
+				fmt.Fprintf(bw, "- … and %d more\n", len(fs)-i)
+				break
+			}
+			line := "- " + mdText(f.URL)
+			if f.Detail != "" {
+				line += " — " + mdText(f.Detail)
+			}
+			if f.Baseline {
+				line += " (in the baseline)"
+			}
+			fmt.Fprintln(bw, line)
+		}
+	}
+	return bw.Flush()
+}
+
+// mdText is s as Markdown text that shows as written: what a crawled
+// site wrote (a URL, a title in a detail) makes no markup, link or HTML.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range printable(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)) {
+		if strings.ContainsRune("\\`*_[]<>|~&", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
