@@ -360,8 +360,8 @@ func TestAuditEndToEnd(t *testing.T) {
 			}
 		}
 	})
-	if want := []string{"broken", "canonicals", "depth", "descriptions", "largest", "nofollow", "noindex", "not_in_sitemap",
-		"orphans", "overview", "redirects", "sitemap_issues", "slowest", "titles"}; !slices.Equal(names, want) {
+	if want := []string{"broken", "canonicals", "depth", "descriptions", "findings", "largest", "nofollow", "noindex", "not_in_sitemap",
+		"orphans", "overview", "redirects", "rules", "sitemap_issues", "slowest", "titles"}; !slices.Equal(names, want) {
 		t.Errorf("report members %q, want %q", names, want)
 	}
 	var got report.Report

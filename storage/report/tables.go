@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 )
@@ -35,6 +36,7 @@ func (r *Report) Tables(flat bool) []Table {
 			{"disallowed", itoa(o.Disallowed)}, {"out_of_scope", itoa(o.OutOfScope)}, {"pages_html", itoa(o.PagesHTML)},
 		},
 	}}
+	ts = append(ts, r.issueTables()...)
 	broken := Table{Name: "broken", Title: "Broken URLs (4xx, 5xx, no answer) and the pages linking to them",
 		Columns: []string{"url", "status", "error", "from", "anchor"}}
 	if !flat {
@@ -133,6 +135,48 @@ func (r *Report) Tables(flat bool) []Table {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// issueTables are the verdicts: the rules, those that found something
+// first, by severity (errors first) then count, with the totals by severity in
+// the title, and the findings by rule then URL. Every rule is a row of
+// the rules table, a rule turned off with severity "off".
+func (r *Report) issueTables() []Table {
+	var bySev [Error + 1]int
+	for _, f := range r.Findings {
+		bySev[f.Severity]++
+	}
+	rules := Table{Name: "rules", Columns: []string{"rule", "severity", "findings"},
+		Title: fmt.Sprintf("Findings by rule (%d errors, %d warnings, %d notices)", bySev[Error], bySev[Warning], bySev[Notice])}
+	rcs := slices.Clone(r.Rules)
+	slices.SortStableFunc(rcs, func(a, b RuleCount) int {
+		sev := func(rc RuleCount) Severity {
+			if rc.Off {
+				return 0
+			}
+			return rc.Severity
+		}
+		return cmp.Or(cmp.Compare(min(b.Count, 1), min(a.Count, 1)), cmp.Compare(sev(b), sev(a)), cmp.Compare(b.Count, a.Count))
+	})
+	for _, rc := range rcs {
+		sev := rc.Severity.String()
+		if rc.Off {
+			sev = "off"
+		}
+		rules.Rows = append(rules.Rows, []string{rc.Rule, sev, itoa(rc.Count)})
+	}
+	fs := Table{Name: "findings", Title: "Findings", Columns: []string{"rule", "severity", "url", "detail"}}
+	if r.Baselined {
+		fs.Columns = append(fs.Columns, "baseline")
+	}
+	for _, f := range r.Findings {
+		row := []string{f.Rule, f.Severity.String(), f.URL, f.Detail}
+		if r.Baselined {
+			row = append(row, strconv.FormatBool(f.Baseline))
+		}
+		fs.Rows = append(fs.Rows, row)
+	}
+	return []Table{rules, fs}
 }
 
 func urlTable(name, title string, urls []string) Table {

@@ -59,39 +59,74 @@ func WriteTextFit(w io.Writer, r *Report, limit, width int, more string) error {
 			tw.Flush()
 			continue
 		}
-		fmt.Fprintf(bw, "%s: %d\n", t.Title, len(t.Rows))
+		if t.Name == "rules" {
+			fmt.Fprintf(bw, "%s\n", t.Title)
+		} else {
+			fmt.Fprintf(bw, "%s: %d\n", t.Title, len(t.Rows))
+		}
 		if t.Note != "" {
 			writeWrapped(bw, "  ("+t.Note+")", "   ", width)
 		}
-		if len(t.Rows) == 0 {
-			continue
-		}
-		rows := t.Rows
-		if limit > 0 && len(rows) > limit {
-			rows = rows[:limit]
-		}
-		lines := [][]string{strings.Split(strings.ToUpper(strings.Join(t.Columns, "\t")), "\t")}
-		for _, row := range rows {
-			lines = append(lines, rowLines(row)...)
-		}
-		cut := cellCap(lines, width)
-		tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
-		for _, parts := range lines {
-			for i := range parts {
-				parts[i] = ellipsis(parts[i], cut)
+		switch {
+		case t.Name == "rules":
+			// The rules that found something; the others are 0.
+			n := slices.IndexFunc(t.Rows, func(row []string) bool { return row[2] == "0" })
+			if n < 0 {
+				n = len(t.Rows)
 			}
-			fmt.Fprintf(tw, "  %s\n", strings.Join(parts, "\t"))
-		}
-		tw.Flush()
-		if n := len(t.Rows) - len(rows); n > 0 {
-			line := fmt.Sprintf("  … and %d more", n)
-			if more != "" {
-				line += fmt.Sprintf(" (all of them: %s)", more)
+			writeRows(bw, t.Columns, t.Rows[:n], 0, width, "")
+		case t.Name == "findings":
+			// By rule: each rule's first limit URLs.
+			for i := 0; i < len(t.Rows); {
+				j := i
+				for j < len(t.Rows) && t.Rows[j][0] == t.Rows[i][0] {
+					j++
+				}
+				fmt.Fprintf(bw, "  %s (%s): %d\n", t.Rows[i][0], t.Rows[i][1], j-i)
+				var rows [][]string
+				for _, row := range t.Rows[i:j] {
+					rows = append(rows, row[2:])
+				}
+				writeRows(bw, t.Columns[2:], rows, limit, width, more)
+				i = j
 			}
-			writeWrapped(bw, line, "    ", width)
+		default:
+			writeRows(bw, t.Columns, t.Rows, limit, width, more)
 		}
 	}
 	return bw.Flush()
+}
+
+// writeRows writes a table's columns and rows, the first limit of them
+// when limit > 0 with how many more there are, fitted to width.
+func writeRows(bw *bufio.Writer, columns []string, all [][]string, limit, width int, more string) {
+	if len(all) == 0 {
+		return
+	}
+	rows := all
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	lines := [][]string{strings.Split(strings.ToUpper(strings.Join(columns, "\t")), "\t")}
+	for _, row := range rows {
+		lines = append(lines, rowLines(row)...)
+	}
+	cut := cellCap(lines, width)
+	tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
+	for _, parts := range lines {
+		for i := range parts {
+			parts[i] = ellipsis(parts[i], cut)
+		}
+		fmt.Fprintf(tw, "  %s\n", strings.Join(parts, "\t"))
+	}
+	tw.Flush()
+	if n := len(all) - len(rows); n > 0 {
+		line := fmt.Sprintf("  … and %d more", n)
+		if more != "" {
+			line += fmt.Sprintf(" (all of them: %s)", more)
+		}
+		writeWrapped(bw, line, "    ", width)
+	}
 }
 
 // rowLines is row as lines of cells: a cell of several lines on lines of
