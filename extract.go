@@ -37,6 +37,7 @@ type extracted struct {
 	links       []link
 	canonical   string
 	conflict    string             // a second canonical naming another URL than canonical (a second tag, or the Link header)
+	facts       links.Facts        // what the audit reads in the body
 	hreflang    []storage.Hreflang // <link rel=alternate hreflang>, in page order
 	robots      []string           // lower-case directives of <meta name=robots> and <meta name=AGENT>
 	title, h1   string
@@ -122,6 +123,7 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		out.robots = appendDirectives(out.robots, content)
 	}
 	out.title, out.h1, out.description = p.Title(), p.H1(), p.Description()
+	out.facts = p.Facts
 	return out
 }
 

@@ -97,6 +97,8 @@ type response struct {
 	proto     string      // "HTTP/1.1", "HTTP/2.0"
 	reqHeader http.Header // as sent, for WARC
 	remoteIP  string
+
+	ttfb time.Duration // from the request's start to the first byte of the answer
 }
 
 // errBodyDecode marks a body whose Content-Encoding could not be undone.
@@ -114,6 +116,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var remote string
+	var firstByte time.Time
 	trace := &httptrace.ClientTrace{
 		GotConn: func(ci httptrace.GotConnInfo) {
 			if ci.Conn != nil {
@@ -126,8 +129,9 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 			}
 		},
 		GotFirstResponseByte: func() {
+			firstByte = f.now()
 			if r.answered != nil {
-				r.answered(f.now())
+				r.answered(firstByte)
 			}
 		},
 	}
@@ -144,6 +148,9 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	out := &response{
 		status: resp.StatusCode, header: resp.Header, sent: start,
 		proto: resp.Proto, reqHeader: withoutSecrets(req.Header),
+	}
+	if !firstByte.IsZero() {
+		out.ttfb = firstByte.Sub(start)
 	}
 	if host, _, err := net.SplitHostPort(remote); err == nil {
 		out.remoteIP = host

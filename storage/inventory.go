@@ -83,6 +83,22 @@ type Record struct {
 	// CanonicalConflict is a second canonical of the page naming another
 	// URL than Canonical: a second tag, or the Link header.
 	CanonicalConflict string `json:"canonical_conflict,omitempty"`
+
+	// What the audit reads in a 200 HTML page's body (README, "Outputs"):
+	// the words of its visible text, the text's hash (identical texts)
+	// and SimHash (near ones) as 16 hex digits, <html lang>, how many
+	// <h1> and <img> without alt, the time to the first byte, whether an
+	// https answer sent Strict-Transport-Security, and the fragment
+	// targets (ids and <a name>, at most 1,000).
+	WordCount   int      `json:"word_count,omitempty"`
+	ContentHash string   `json:"content_hash,omitempty"`
+	SimHash     string   `json:"simhash,omitempty"`
+	Lang        string   `json:"lang,omitempty"`
+	H1Count     int      `json:"h1_count,omitempty"`
+	ImgNoAlt    int      `json:"img_no_alt,omitempty"`
+	TTFBMS      int64    `json:"ttfb_ms,omitempty"`
+	HSTS        bool     `json:"hsts,omitempty"`
+	Anchors     []string `json:"anchors,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.

@@ -352,8 +352,19 @@ func TestInventoryFieldTypes(t *testing.T) {
 		for k, v := range rec {
 			ok := true
 			switch k {
-			case "url", "final_url", "content_type", "referrer", "error", "title", "description", "h1", "canonical":
+			case "url", "final_url", "content_type", "referrer", "error", "title", "description", "h1", "canonical", "lang":
 				_, ok = v.(string)
+			case "content_hash", "simhash":
+				h, _ := v.(string)
+				ok = len(h) == 16 && strings.Trim(h, "0123456789abcdef") == ""
+			case "word_count", "h1_count", "img_no_alt", "ttfb_ms":
+				n, isNum := v.(float64)
+				ok = isNum && n == float64(int64(n)) && n >= 0
+			case "hsts":
+				_, ok = v.(bool)
+			case "anchors":
+				list, isList := v.([]any)
+				ok = isList && len(list) > 0
 			case "meta_robots":
 				list, isList := v.([]any)
 				ok = isList && len(list) > 0

@@ -88,6 +88,8 @@ type walker struct {
 	vals  []string // per attribute of the tag: its new value when set[i] is 1
 	set   []int8   // per attribute of the tag: 0 kept, 1 replaced, -1 removed
 	texts *texts   // when set, collects the first <title>'s and <h1>'s text
+
+	facts *factScan // when set, gathers the page's Facts
 }
 
 // headTags are the elements the tag hook of a walker sees.
@@ -115,14 +117,27 @@ func (w *walker) walk(z *tokenizer) {
 			} else {
 				w.write(z.Raw())
 			}
-			if w.texts != nil && (w.texts.in != nil || w.texts.anchorAt >= 0) {
-				w.texts.add(z.Text()) // after Raw: Text decodes in place
+			wantText := w.texts != nil && (w.texts.in != nil || w.texts.anchorAt >= 0)
+			if wantFacts := w.facts != nil && w.facts.skip == 0; wantText || wantFacts {
+				text := z.Text() // after Raw: Text decodes in place
+				if wantText {
+					w.texts.add(text)
+				}
+				if wantFacts {
+					w.facts.text(text)
+				}
 			}
 			style = false
 		case html.EndTagToken:
 			w.write(z.Raw())
-			if w.texts != nil {
-				w.texts.end(w.tagName(z))
+			if w.texts != nil || w.facts != nil {
+				name := w.tagName(z)
+				if w.texts != nil {
+					w.texts.end(name)
+				}
+				if w.facts != nil {
+					w.facts.end(name)
+				}
 			}
 			style = false
 		default:
@@ -152,7 +167,12 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 		name = []byte("img")
 	}
 	holdsURL := elements[string(name)]
-	if !holdsURL && !containsStyle(z.Raw()) {
+	factAttrs := false
+	if w.facts != nil {
+		w.facts.start(name, tt == html.SelfClosingTagToken)
+		factAttrs = w.facts.needAttrs(name, z.Raw())
+	}
+	if !holdsURL && !factAttrs && !containsStyle(z.Raw()) {
 		// No URL here: its attributes need not be read (TagAttr, which
 		// decodes them, is most of a tag's cost).
 		w.write(w.raw)
@@ -168,6 +188,9 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 		}
 		w.attrs = append(w.attrs, attr{k, v})
 		styled = styled || string(k) == "style"
+	}
+	if factAttrs {
+		w.facts.attrs(string(name), w.attrs)
 	}
 	if !styled && !holdsURL {
 		w.write(w.raw)

@@ -19,7 +19,10 @@ type Page struct {
 	Refs []Ref // in document order, <base> included
 	// Cut counts the references past the limit ReadHTMLLimit was given:
 	// found, not kept.
-	Cut   int
+	Cut int
+	// Facts are what the audit reads in the body (word count, text
+	// hashes, lang, h1s, images without alt, fragment targets).
+	Facts Facts
 	head  *html.Node
 	doc   *goquery.Document // of head, made once
 	texts texts
@@ -95,8 +98,10 @@ func readPage(doc []byte, limit int) *Page {
 			}
 		},
 		texts: &p.texts,
+		facts: newFactScan(),
 	}
 	w.walk(newTokenizer(doc))
+	p.Facts = w.facts.done()
 	p.texts.closeAnchor() // an <a> the page never closed
 	for _, a := range p.texts.anchors {
 		p.Refs[a.at].Anchor = a.text
