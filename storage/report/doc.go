@@ -90,6 +90,40 @@
 //     the changes of status (a 304 standing for the status it confirms),
 //     title, canonical (as written) and noindex of the others.
 //
+// # Verdicts
+//
+// judgeAll applies the README's rules ("The audit's verdicts and CI")
+// to the tables and the page facts, into findings, one per (rule, URL),
+// and rules, the count of each. Where the README leaves room:
+//
+//   - broken-link is judged over link graph lines of the README's
+//     "links" kinds; without a link graph, over broken URLs found by a
+//     link. Options.Accept makes statuses not broken, in broken too.
+//   - redirect-chain is a chain of 2 hops or more that does not loop (a
+//     loop is redirect-loop only).
+//   - link-to-redirect and mixed-content read the link graph's kind and
+//     rel: an a link; img, script, css and link rel=stylesheet, icon,
+//     preload, modulepreload or manifest as requisites.
+//   - hreflang-no-return asks only targets that answered 200 themselves;
+//     hreflang-broken, targets with a record (as canonicals' not-200).
+//   - The rules on the body's facts (img-alt-missing, lang-missing,
+//     thin-content, h1-multiple, hsts-missing, the duplicates,
+//     broken-fragment) judge only records that have content_hash: an
+//     inventory of a crawl that did not record them is not judged on them.
+//     Pages with no words are no duplicates of each other.
+//   - near-duplicate compares 64-bit SimHashes: similarity is the share of
+//     equal bits, at least Options.NearDuplicate (0.9: at most 6 bits
+//     apart). Pairs are found by the block method (Manku et al., 2007):
+//     the bits cut into 8 blocks, a table sorted by each pair of them,
+//     and each page compared with the 16 after it in a bucket of a table;
+//     a bucket of thousands of alike pages may hide a pair, never make a
+//     false one.
+//   - broken-fragment: the link graph's workers note the (page, fragment
+//     hash) pairs that links ask of 200 HTML pages; the inventory is then
+//     read a second time (so it must be a file: an io.Seeker) for the
+//     anchors of those pages only. A page with 1,000 anchors, as many as
+//     the crawl keeps, is not judged; a fragment is compared percent-decoded.
+//
 // # Formats
 //
 // What a crawled site wrote is data, never markup or a command:

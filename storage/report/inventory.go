@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -37,6 +38,14 @@ type record struct {
 		URL  string `json:"url"`
 	} `json:"hreflang"`
 	CanonicalConflict string `json:"canonical_conflict"`
+	WordCount         int32  `json:"word_count"`
+	ContentHash       string `json:"content_hash"`
+	SimHash           string `json:"simhash"`
+	Lang              string `json:"lang"`
+	H1Count           int    `json:"h1_count"`
+	ImgNoAlt          int    `json:"img_no_alt"`
+	TTFBMS            *int64 `json:"ttfb_ms"`
+	HSTS              bool   `json:"hsts"`
 }
 
 // The facts of a page kept as bits.
@@ -56,7 +65,15 @@ const (
 	fViaSitemap                     // found in a sitemap
 	fCanonSelf                      // the canonical is the URL as written (canonical is then "", to save memory)
 	fH1                             // an <h1> with text
+	fFacts                          // the body's facts were recorded (content_hash): the rules on them may judge
+	fLang                           // <html lang>
+	fImgNoAlt                       // an <img> without alt
+	fH1Multi                        // more than one <h1>
+	fHSTS                           // an https answer with Strict-Transport-Security
 )
+
+// factFlags are the flags of the body's facts, which a 304 carries over.
+const factFlags = fFacts | fLang | fImgNoAlt | fH1Multi | fHSTS
 
 // page is what the report keeps of one URL: its last record, bar the
 // facts a 304 revisit carries over from the answer before it.
@@ -69,6 +86,10 @@ type page struct {
 	bytes      int64
 	durationMS int64
 	chain      []uint32 // ids of redirect_chain
+	words      int32    // word_count
+	ttfb       int32    // ttfb_ms; -1 when absent
+	content    uint64   // content_hash
+	sim        uint64   // simhash
 	errText    string
 	title      string
 	descr      string
@@ -111,7 +132,7 @@ func (c *crawl) intern(u string) uint32 {
 	id := uint32(len(c.urls))
 	c.urls = append(c.urls, u)
 	c.ids.add(c.urls, id)
-	c.pages = append(c.pages, page{linkDepth: -1})
+	c.pages = append(c.pages, page{linkDepth: -1, ttfb: -1})
 	return id
 }
 
@@ -201,7 +222,7 @@ func (c *crawl) apply(rec *record) {
 	id := c.intern(rec.URL)
 	prev := c.pages[id]
 	p := page{
-		status: int32(rec.Status), effStatus: int32(rec.Status), linkDepth: -1,
+		status: int32(rec.Status), effStatus: int32(rec.Status), linkDepth: -1, ttfb: -1,
 		flags: fRecord, bytes: rec.Bytes, durationMS: rec.DurationMS, errText: rec.Error,
 		title: rec.Title, descr: rec.Description, canonical: rec.Canonical,
 	}
@@ -229,6 +250,18 @@ func (c *crawl) apply(rec *record) {
 		set(fNofollow, d == "nofollow" || d == "none")
 	}
 	set(fH1, strings.TrimSpace(rec.H1) != "")
+	if h, err := strconv.ParseUint(rec.ContentHash, 16, 64); err == nil {
+		p.flags |= fFacts
+		p.content, p.words = h, max(rec.WordCount, 0)
+		p.sim, _ = strconv.ParseUint(rec.SimHash, 16, 64)
+		set(fLang, strings.TrimSpace(rec.Lang) != "")
+		set(fImgNoAlt, rec.ImgNoAlt > 0)
+		set(fH1Multi, rec.H1Count > 1)
+		set(fHSTS, rec.HSTS)
+	}
+	if rec.TTFBMS != nil && *rec.TTFBMS >= 0 {
+		p.ttfb = int32(min(*rec.TTFBMS, 1<<31-1))
+	}
 	set(fDisallowed, rec.Robots == "disallowed")
 	set(fOutOfScope, rec.Status == 0 && strings.HasPrefix(rec.Error, "out of scope"))
 	set(fNetError, rec.Status == 0 && rec.Error != "" && rec.Robots != "disallowed" && !refused(rec.Error))
@@ -246,7 +279,11 @@ func (c *crawl) apply(rec *record) {
 	if rec.NotModified && rec.Status == 304 && prev.has(fRecord) {
 		// Unchanged since the answer before: that answer's facts
 		// stand, and its status is the page's for the tables.
-		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow|fCanonSelf|fH1)
+		p.flags |= fNotModified | prev.flags&(fHTML|fNoindex|fNofollow|fCanonSelf|fH1|factFlags)
+		p.words, p.content, p.sim = prev.words, prev.content, prev.sim
+		if p.ttfb < 0 {
+			p.ttfb = prev.ttfb
+		}
 		p.effStatus, p.bytes = prev.effStatus, prev.bytes
 		p.title, p.descr, p.canonical = prev.title, prev.descr, prev.canonical
 		if p.linkDepth < 0 {

@@ -79,8 +79,38 @@ func (c *crawl) judgeAll(rep *Report, j *judge, broken bitset, g *graph) {
 			j.add("deep-page", u, fmt.Sprintf("link depth %d", p.linkDepth))
 		}
 		c.judgeHreflang(id, j)
+		c.judgeFacts(id, j)
 	}
+	c.judgeDuplicates(j)
 	j.done(rep)
+}
+
+// judgeFacts makes the rules on the body's facts of the 200 HTML page
+// id, when the crawl recorded them (an inventory of an older crawl has
+// none, and is not judged so).
+func (c *crawl) judgeFacts(id uint32, j *judge) {
+	p, u := &c.pages[id], c.urls[id]
+	if p.ttfb > int32(j.opts.SlowTTFB.Milliseconds()) {
+		j.add("slow-page", u, fmt.Sprintf("first byte after %d ms", p.ttfb))
+	}
+	if !p.has(fFacts) {
+		return
+	}
+	if p.has(fImgNoAlt) {
+		j.add("img-alt-missing", u, "")
+	}
+	if !p.has(fLang) {
+		j.add("lang-missing", u, "")
+	}
+	if p.has(fH1Multi) {
+		j.add("h1-multiple", u, "")
+	}
+	if p.words < int32(j.opts.ThinWords) {
+		j.add("thin-content", u, fmt.Sprintf("%d words", p.words))
+	}
+	if strings.HasPrefix(u, "https:") && !p.has(fHSTS) {
+		j.add("hsts-missing", u, "")
+	}
 }
 
 // judgeBroken makes broken-link and broken-external-link of the broken

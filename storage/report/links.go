@@ -52,6 +52,7 @@ type graph struct {
 	brokenLinked bitset
 	toRedirect   bitset
 	mixed        map[uint32]string
+	frags        map[fragKey]string
 }
 
 // inKey is a broken URL's id and a page linking to it.
@@ -77,6 +78,7 @@ type linkWorker struct {
 
 	brokenLinked, toRedirect bitset
 	mixed                    map[uint32]string
+	frags                    map[fragKey]string // the links asking a fragment of a page, the least by text
 	raw                      rawLink
 	l                        link
 
@@ -132,6 +134,7 @@ func (w *linkWorker) link(no int) {
 		w.linked.set(to)
 	}
 	w.judged(to)
+	w.wantFragment(to)
 	if !w.broken.has(to) {
 		return
 	}
@@ -237,19 +240,25 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 	workers := make([]*linkWorker, linkWorkers)
 	for i := range workers {
 		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{},
-			brokenLinked: newBitset(len(c.urls)), toRedirect: newBitset(len(c.urls)), mixed: map[uint32]string{}}
+			brokenLinked: newBitset(len(c.urls)), toRedirect: newBitset(len(c.urls)), mixed: map[uint32]string{},
+			frags: map[fragKey]string{}}
 	}
 	g := &graph{}
 	if err := pipeline(r, &g.skip, func(w int, ch chunk) { workers[w].parse(ch) }); err != nil {
 		return nil, err
 	}
 	g.linked = workers[0].linked
-	g.brokenLinked, g.toRedirect, g.mixed = workers[0].brokenLinked, workers[0].toRedirect, workers[0].mixed
+	g.brokenLinked, g.toRedirect, g.mixed, g.frags = workers[0].brokenLinked, workers[0].toRedirect, workers[0].mixed, workers[0].frags
 	all := workers[0].in
 	for _, w := range workers[1:] {
 		g.linked.or(w.linked)
 		g.brokenLinked.or(w.brokenLinked)
 		g.toRedirect.or(w.toRedirect)
+		for k, u := range w.frags {
+			if old, ok := g.frags[k]; !ok || u < old {
+				g.frags[k] = u
+			}
+		}
 		for id, u := range w.mixed {
 			if old, ok := g.mixed[id]; !ok || u < old {
 				g.mixed[id] = u

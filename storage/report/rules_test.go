@@ -178,3 +178,66 @@ func TestWriteGitHubCaps(t *testing.T) {
 		t.Errorf("github:\n%s", b.String())
 	}
 }
+
+// spread is a SimHash far from spread(m) for every other m.
+func spread(n int) uint64 { return uint64(n) * 0x9E3779B97F4A7C15 }
+
+// The rules on the body's facts, each beside its near miss; an older
+// inventory without the facts is not judged on them.
+func TestFactRules(t *testing.T) {
+	const h = "https://ex.test"
+	facts := func(extra string) string {
+		return `,"lang":"en","h1_count":1,"word_count":300,"hsts":true,"ttfb_ms":100,"content_hash":"%016x","simhash":"%016x"` + extra
+	}
+	n := 0
+	pg := func(path, extra string, sim uint64) string {
+		n++
+		return page200(h+path, fmt.Sprintf(facts(extra), n, sim))
+	}
+	inv := pg("/thin", `,"word_count":199`, spread(1)) +
+		pg("/fat", `,"word_count":200`, spread(2)) +
+		pg("/noalt", `,"img_no_alt":2`, spread(3)) +
+		pg("/nolang", `,"lang":""`, spread(4)) +
+		pg("/h1s", `,"h1_count":2`, spread(5)) +
+		pg("/nohsts", `,"hsts":false`, spread(6)) +
+		page200("http://ex.test/plain", fmt.Sprintf(facts(`,"hsts":false`), 99, spread(7))) +
+		pg("/slow", `,"ttfb_ms":801`, spread(8)) +
+		pg("/fast", `,"ttfb_ms":800`, spread(9)) +
+		pg("/near-a", "", 0xFFFF_0000_FFFF_0000) +
+		pg("/near-b", "", 0xFFFF_0000_FFFF_003F) + // 6 bits apart: 90.6 %
+		pg("/far", "", 0xFFFF_0000_FFFF_007F) + // 7 bits from near-a: 89 %; 1 from near-b
+		page200(h+"/dup-a", fmt.Sprintf(facts(""), 1000, uint64(0x0F0F_0F0F_0000_0000))) +
+		page200(h+"/dup-b", fmt.Sprintf(facts(""), 1000, uint64(0x0F0F_0F0F_0000_0000))) +
+		pg("/ids", `,"anchors":["intro","caf\u00e9"]`, spread(10)) +
+		page200(h+"/old", "") // no facts recorded
+	links := strings.Join([]string{
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#intro","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#caf%C3%A9","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#top","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#missing","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/fast#nothing","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/old#unknown","kind":"a"}`,
+		`{"from":"` + h + `/fat","to":"` + h + `/ids#intro2","kind":"canonical"}`,
+	}, "\n")
+	got := findingsOf(t, inv, links, Options{})
+	got = slices.DeleteFunc(got, func(s string) bool { return strings.HasPrefix(s, "h1-missing") || strings.HasPrefix(s, "not-in") })
+	want := []string{
+		"broken-fragment " + h + "/fast#nothing",
+		"broken-fragment " + h + "/ids#missing",
+		"duplicate-content " + h + "/dup-a",
+		"duplicate-content " + h + "/dup-b",
+		"h1-multiple " + h + "/h1s",
+		"hsts-missing " + h + "/nohsts",
+		"img-alt-missing " + h + "/noalt",
+		"lang-missing " + h + "/nolang",
+		"near-duplicate " + h + "/far",
+		"near-duplicate " + h + "/near-a",
+		"near-duplicate " + h + "/near-b",
+		"slow-page " + h + "/slow",
+		"thin-content " + h + "/thin",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

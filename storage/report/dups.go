@@ -1,0 +1,115 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// nearWindow is how many pages after it, in each table's order, a page
+// is compared with: pages of one bucket that share the table's bits are
+// sorted by their whole SimHash, so the nearest are close; a template
+// that makes thousands of pages alike costs no more than this each.
+const nearWindow = 16
+
+// judgeDuplicates makes duplicate-content (an identical content_hash)
+// and near-duplicate (SimHashes at most maxDist bits apart, the texts not
+// identical) over the 200 HTML pages with facts and some text. Pages are
+// numbers here: ids sorted by hash, never a map of strings.
+func (c *crawl) judgeDuplicates(j *judge) {
+	var ids []uint32
+	for _, id := range c.order() {
+		if p := &c.pages[id]; p.htmlOK() && p.has(fFacts) && p.words > 0 {
+			ids = append(ids, id)
+		}
+	}
+	if j.on("duplicate-content") {
+		byHash := slices.Clone(ids) // in URL order, kept among equal hashes
+		slices.SortStableFunc(byHash, func(a, b uint32) int { return cmp.Compare(c.pages[a].content, c.pages[b].content) })
+		for i := 0; i < len(byHash); {
+			k := i + 1
+			for k < len(byHash) && c.pages[byHash[k]].content == c.pages[byHash[i]].content {
+				k++
+			}
+			if k-i > 1 {
+				for n, id := range byHash[i:k] {
+					other := byHash[i]
+					if n == 0 {
+						other = byHash[i+1]
+					}
+					detail := "same text as " + c.urls[other]
+					if more := k - i - 2; more > 0 {
+						detail += fmt.Sprintf(" and %d more", more)
+					}
+					j.add("duplicate-content", c.urls[id], detail)
+				}
+			}
+			i = k
+		}
+	}
+	if j.on("near-duplicate") {
+		c.judgeNear(ids, j)
+	}
+}
+
+// judgeNear finds, for each page of ids (in URL order), its nearest page
+// whose SimHash is at most maxDist bits away and whose text is not the
+// same, by the block method of Manku, Jain and Das Sarma: the 64 bits are
+// cut into b blocks, and two hashes at most maxDist apart agree on at
+// least b-maxDist of them, so a table per pair of blocks, sorted by
+// those blocks, puts every such pair in one bucket of some table.
+func (c *crawl) judgeNear(ids []uint32, j *judge) {
+	maxDist := int(math.Floor((1-j.opts.NearDuplicate)*64 + 1e-9))
+	blocks := min(max(8, maxDist+2), 16) // past 14 bits apart, some pairs are missed
+	type entry struct {
+		key, sim uint64
+		i        uint32 // index in ids
+	}
+	const none = math.MaxUint32
+	best := make([]uint32, len(ids)) // index of the nearest, or none
+	dist := make([]uint8, len(ids))
+	for i := range best {
+		best[i] = none
+	}
+	offer := func(a, b uint32, d int) {
+		// The nearest wins, then the first by URL (ids are in URL order).
+		if best[a] == none || d < int(dist[a]) || d == int(dist[a]) && b < best[a] {
+			best[a], dist[a] = b, uint8(d)
+		}
+	}
+	mask := func(blk int) uint64 {
+		lo, hi := blk*64/blocks, (blk+1)*64/blocks
+		return (^uint64(0) >> (64 - (hi - lo))) << lo
+	}
+	es := make([]entry, len(ids))
+	for x := 0; x < blocks; x++ {
+		for y := x + 1; y < blocks; y++ {
+			m := mask(x) | mask(y)
+			for i, id := range ids {
+				sim := c.pages[id].sim
+				es[i] = entry{sim & m, sim, uint32(i)}
+			}
+			slices.SortFunc(es, func(a, b entry) int {
+				return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.sim, b.sim), cmp.Compare(a.i, b.i))
+			})
+			for i := range es {
+				for k := i + 1; k < len(es) && k <= i+nearWindow && es[k].key == es[i].key; k++ {
+					d := bits.OnesCount64(es[i].sim ^ es[k].sim)
+					if d > maxDist || c.pages[ids[es[i].i]].content == c.pages[ids[es[k].i]].content {
+						continue
+					}
+					offer(es[i].i, es[k].i, d)
+					offer(es[k].i, es[i].i, d)
+				}
+			}
+		}
+	}
+	for i, id := range ids {
+		if b := best[i]; b != none {
+			sim := 100 * (64 - int(dist[i])) / 64
+			j.add("near-duplicate", c.urls[id], fmt.Sprintf("%d %% like %s", sim, c.urls[ids[b]]))
+		}
+	}
+}
