@@ -24,9 +24,10 @@ type Facts struct {
 	// ContentHash is a 64-bit FNV-1a hash of the visible text with white
 	// space collapsed: pages with the same text have the same hash.
 	ContentHash uint64
-	// SimHash is a 64-bit SimHash of the visible text's 3-word shingles
-	// (of its words, below 3 words): texts that differ in a few words
-	// differ in a few bits.
+	// SimHash is a 64-bit SimHash (Charikar's) of the visible text's
+	// words, each occurrence counted: the share of bits two pages differ
+	// in estimates the angle between their texts' word counts, so texts
+	// that differ in a few words differ in a few bits.
 	SimHash uint64
 	// Lang is the lang attribute of the first <html>, trimmed; "" without one.
 	Lang string
@@ -46,10 +47,7 @@ type factScan struct {
 	skip    int // depth inside elements whose text is not visible
 	sawHTML bool
 	ids     map[string]bool
-	// The text hashes: the words so far, the last three words' hashes,
-	// and SimHash's sums, one per bit.
-	words   int
-	last    [3]uint64
+	// SimHash's sums, one per bit.
 	sums    [64]int32
 	started bool // a word was hashed into ContentHash
 }
@@ -180,7 +178,7 @@ func (s *factScan) text(b []byte) {
 	}
 }
 
-// word hashes one word into the content hash and the shingles.
+// word hashes one word into the content hash and SimHash.
 func (s *factScan) word(w []byte) {
 	h := s.f.ContentHash
 	if s.started {
@@ -193,13 +191,10 @@ func (s *factScan) word(w []byte) {
 	}
 	s.f.ContentHash, s.started = h, true
 	s.f.WordCount++
-	s.last[0], s.last[1], s.last[2] = s.last[1], s.last[2], mix(wh)
-	if s.words++; s.words >= 3 {
-		s.shingle(mix(s.last[0]*3 ^ s.last[1]*5 ^ s.last[2]))
-	}
+	s.shingle(mix(wh))
 }
 
-// shingle adds a shingle's hash to SimHash's sums.
+// shingle adds a feature's hash (a word's) to SimHash's sums.
 func (s *factScan) shingle(h uint64) {
 	for i := range s.sums {
 		if h&(1<<i) != 0 {
@@ -210,14 +205,8 @@ func (s *factScan) shingle(h uint64) {
 	}
 }
 
-// done finishes the facts: SimHash from its sums (of the words
-// themselves for a text of fewer than 3).
+// done finishes the facts: SimHash from its sums.
 func (s *factScan) done() Facts {
-	if s.words > 0 && s.words < 3 {
-		for _, h := range s.last[3-s.words:] {
-			s.shingle(h)
-		}
-	}
 	for i, v := range s.sums {
 		if v > 0 {
 			s.f.SimHash |= 1 << i

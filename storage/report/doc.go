@@ -111,10 +111,12 @@
 //     broken-fragment) judge only records that have content_hash: an
 //     inventory of a crawl that did not record them is not judged on them.
 //     Pages with no words are no duplicates of each other.
-//   - near-duplicate compares 64-bit SimHashes: similarity is the share of
-//     equal bits, at least Options.NearDuplicate (0.9: at most 6 bits
-//     apart). Pairs are found by the block method (Manku et al., 2007):
-//     the bits cut into 8 blocks, a table sorted by each pair of them,
+//   - near-duplicate compares 64-bit SimHashes of the pages' words:
+//     similarity is cos(π·d/64) for d bits apart (Charikar's estimate of
+//     the cosine of the word counts), at least Options.NearDuplicate
+//     (0.9: at most 9 bits). Pairs are found by the block method (Manku
+//     et al., 2007): the bits cut into d+2 blocks (8 to 16), a table
+//     sorted by each pair of them,
 //     and each page compared with the 16 after it in a bucket of a table;
 //     a bucket of thousands of alike pages may hide a pair, never make a
 //     false one.

@@ -55,13 +55,15 @@ func (c *crawl) judgeDuplicates(j *judge) {
 }
 
 // judgeNear finds, for each page of ids (in URL order), its nearest page
-// whose SimHash is at most maxDist bits away and whose text is not the
-// same, by the block method of Manku, Jain and Das Sarma: the 64 bits are
+// whose SimHash is near enough and whose text is not the same, by the block method of Manku, Jain and Das Sarma: the 64 bits are
 // cut into b blocks, and two hashes at most maxDist apart agree on at
 // least b-maxDist of them, so a table per pair of blocks, sorted by
 // those blocks, puts every such pair in one bucket of some table.
 func (c *crawl) judgeNear(ids []uint32, j *judge) {
-	maxDist := int(math.Floor((1-j.opts.NearDuplicate)*64 + 1e-9))
+	// The share of bits two SimHashes differ in estimates the angle
+	// between the texts' word counts over π (Charikar): a similarity
+	// (cosine) of at least t is at most 64·acos(t)/π bits apart.
+	maxDist := int(math.Floor(64*math.Acos(j.opts.NearDuplicate)/math.Pi + 1e-9))
 	blocks := min(max(8, maxDist+2), 16) // past 14 bits apart, some pairs are missed
 	type entry struct {
 		key, sim uint64
@@ -108,8 +110,8 @@ func (c *crawl) judgeNear(ids []uint32, j *judge) {
 	}
 	for i, id := range ids {
 		if b := best[i]; b != none {
-			sim := 100 * (64 - int(dist[i])) / 64
-			j.add("near-duplicate", c.urls[id], fmt.Sprintf("%d %% like %s", sim, c.urls[ids[b]]))
+			sim := math.Cos(math.Pi * float64(dist[i]) / 64)
+			j.add("near-duplicate", c.urls[id], fmt.Sprintf("%.0f %% like %s", 100*sim, c.urls[ids[b]]))
 		}
 	}
 }
