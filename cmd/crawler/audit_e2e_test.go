@@ -361,7 +361,7 @@ func TestAuditEndToEnd(t *testing.T) {
 		}
 	})
 	if want := []string{"broken", "canonicals", "depth", "descriptions", "findings", "largest", "nofollow", "noindex", "not_in_sitemap",
-		"orphans", "overview", "redirects", "rules", "sitemap_issues", "slowest", "titles"}; !slices.Equal(names, want) {
+		"orphans", "overview", "pages", "redirects", "rules", "sitemap_issues", "slowest", "titles"}; !slices.Equal(names, want) {
 		t.Errorf("report members %q, want %q", names, want)
 	}
 	var got report.Report

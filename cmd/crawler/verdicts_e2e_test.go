@@ -171,7 +171,12 @@ func TestVerdictsEndToEnd(t *testing.T) {
 	out, _ := reportOf("--format", "json")
 	var rep struct {
 		Findings []struct{ Rule, Severity, URL, Detail string }
-		Rules    []struct {
+		Pages    []struct {
+			URL       string
+			Inlinks   int
+			LinkScore float64 `json:"link_score"`
+		}
+		Rules []struct {
 			Rule, Severity string
 			Count          int
 		}
@@ -185,6 +190,26 @@ func TestVerdictsEndToEnd(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// pages: /d1 … /d5 each linked by one page; /t60 by / and /cc's
+	// canonical (no a link: not counted); / by none.
+	byURL := map[string]struct {
+		Inlinks   int
+		LinkScore float64 `json:"link_score"`
+	}{}
+	for _, p := range rep.Pages {
+		byURL[p.URL] = struct {
+			Inlinks   int
+			LinkScore float64 `json:"link_score"`
+		}{p.Inlinks, p.LinkScore}
+	}
+	top := 0.0
+	for _, p := range rep.Pages {
+		top = max(top, p.LinkScore)
+	}
+	if byURL[U("/d3")].Inlinks != 1 || byURL[U("/t60")].Inlinks != 1 || byURL[U("/")].Inlinks != 0 || top != 100 ||
+		byURL[U("/d5")].LinkScore <= byURL[U("/d1")].LinkScore || len(rep.Pages) != 29 {
+		t.Errorf("pages: %d, top %v, /d1 %+v, /d5 %+v, / %+v", len(rep.Pages), top, byURL[U("/d1")], byURL[U("/d5")], byURL[U("/")])
 	}
 	if len(rep.Rules) != 39 {
 		t.Errorf("%d rules, want the README's 39", len(rep.Rules))

@@ -59,6 +59,9 @@ func Build(in Inputs, names Names) (*Report, error) {
 		}
 	}
 	c.judgeAll(rep, j, broken, g)
+	if g != nil {
+		rep.Pages = c.linkScores(g.edges)
+	}
 
 	if in.Previous != nil {
 		old := newCrawl()

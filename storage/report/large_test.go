@@ -94,6 +94,7 @@ func genURL(i int) string {
 // as a resumed crawl does.
 func genInventory(w io.Writer, n int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
+	var prevSim uint64
 	for i := range n {
 		u := genURL(i)
 		var err error
@@ -112,8 +113,25 @@ func genInventory(w io.Writer, n int) error {
 					return err
 				}
 			}
-			_, err = fmt.Fprintf(w, `{"url":%q,"status":200,"content_type":"text/html; charset=utf-8","bytes":%d,"duration_ms":%d,"fetched_at":"2026-11-25T10:00:00Z","depth":%d,"found_via":"link","referrer":%q,"robots":"allowed","in_sitemap":%t,"title":%q,"description":"A page of the generated crawl","h1":"Heading","canonical":%q,"links_out":20,"link_depth":%d}`+"\n",
-				u, 2000+rng.IntN(200000), rng.IntN(3000), i%7, genURL(i/2), i%3 == 0, title, u, i%7)
+			// The body's facts: a text shared by pages now and then (a
+			// duplicate), a SimHash a few bits from the page before it
+			// every 20th (a near duplicate), a few anchors, and hreflang
+			// alternates on every 100th page.
+			content, sim := rng.Uint64(), rng.Uint64()
+			if i%500 < 3 {
+				content = uint64(i / 500)
+			}
+			if i%20 == 1 {
+				sim = prevSim ^ 0b10101
+			}
+			prevSim = sim
+			hreflang := ""
+			if i%100 == 5 {
+				hreflang = fmt.Sprintf(`,"hreflang":[{"lang":"en","url":%q},{"lang":"de","url":%q}]`, u, genURL(i+1))
+			}
+			_, err = fmt.Fprintf(w, `{"url":%q,"status":200,"content_type":"text/html; charset=utf-8","bytes":%d,"duration_ms":%d,"fetched_at":"2026-11-25T10:00:00Z","depth":%d,"found_via":"link","referrer":%q,"robots":"allowed","in_sitemap":%t,"title":%q,"description":"A page of the generated crawl","h1":"Heading","canonical":%q,"links_out":20,"link_depth":%d,"word_count":%d,"content_hash":"%016x","simhash":"%016x","lang":"en","h1_count":%d,"img_no_alt":%d,"ttfb_ms":%d,"hsts":%t,"anchors":["top-%d","section-1","section-2","footer"]%s}`+"\n",
+				u, 2000+rng.IntN(200000), rng.IntN(3000), i%7, genURL(i/2), i%3 == 0, title, u, i%7,
+				rng.IntN(2000), content, sim, 1+i%13/12, i%17/16, rng.IntN(1000), i%4 != 0, i, hreflang)
 		}
 		if err != nil {
 			return err
@@ -122,7 +140,8 @@ func genInventory(w io.Writer, n int) error {
 	return nil
 }
 
-// genLinks writes m links between the n pages, each with an anchor.
+// genLinks writes m links between the n pages, each with an anchor, a
+// tenth of them to a fragment (half of those to none the page has).
 func genLinks(w io.Writer, n, m int) error {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range m {
@@ -131,7 +150,14 @@ func genLinks(w io.Writer, n, m int) error {
 		if rng.IntN(10) == 0 {
 			kind = "img"
 		}
-		if _, err := fmt.Fprintf(w, `{"from":%q,"to":%q,"kind":%q,"anchor":"Link to page %d"}`+"\n", genURL(from), genURL(to), kind, to); err != nil {
+		frag := ""
+		switch rng.IntN(20) {
+		case 0:
+			frag = "#section-1"
+		case 1:
+			frag = fmt.Sprintf("#missing-%d", rng.IntN(10))
+		}
+		if _, err := fmt.Fprintf(w, `{"from":%q,"to":"%s%s","kind":%q,"anchor":"Link to page %d"}`+"\n", genURL(from), genURL(to), frag, kind, to); err != nil {
 			return err
 		}
 	}

@@ -53,6 +53,7 @@ type graph struct {
 	toRedirect   bitset
 	mixed        map[uint32]string
 	frags        map[fragKey]string
+	edges        []*edgeList // each worker's
 }
 
 // inKey is a broken URL's id and a page linking to it.
@@ -79,6 +80,7 @@ type linkWorker struct {
 	brokenLinked, toRedirect bitset
 	mixed                    map[uint32]string
 	frags                    map[fragKey]string // the links asking a fragment of a page, the least by text
+	edges                    edgeList           // a and area links between pages, for the link score
 	raw                      rawLink
 	l                        link
 
@@ -135,6 +137,15 @@ func (w *linkWorker) link(no int) {
 	}
 	w.judged(to)
 	w.wantFragment(to)
+	if (w.l.kind == "a" || w.l.kind == "area") && w.c.pages[to].htmlOK() {
+		if w.l.from != w.from {
+			w.from = strings.Clone(w.l.from)
+			w.fromID, w.fromOK = w.c.lookup(w.from)
+		}
+		if w.fromOK && w.fromID != to {
+			w.edges.add(w.fromID, to)
+		}
+	}
 	if !w.broken.has(to) {
 		return
 	}
@@ -272,6 +283,7 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 	}
 	for _, w := range workers {
 		g.skip.merge(w.skip)
+		g.edges = append(g.edges, &w.edges)
 	}
 	g.inlinks = map[uint32][]Inlink{}
 	for k, v := range all {

@@ -53,6 +53,9 @@ type Report struct {
 	Depth         DepthCounts      `json:"depth"`
 	Slowest       []Slow           `json:"slowest"`
 	Largest       []Large          `json:"largest"`
+	// Pages are the 200 HTML pages with their inlinks and link score;
+	// null without a link graph.
+	Pages []PageScore `json:"pages"`
 	// Compare is there only when Inputs.Previous was given.
 	Compare *Comparison `json:"compare,omitempty"`
 

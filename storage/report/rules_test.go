@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -238,5 +239,32 @@ func TestFactRules(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// pages: the distinct pages linking to each with a or area links, and
+// PageRank scaled to 100; a link given twice counts once, a link to
+// itself and other kinds not at all.
+func TestLinkScore(t *testing.T) {
+	const h = "https://ex.test"
+	inv := page200(h+"/a", "") + page200(h+"/b", "") + page200(h+"/c", "") + page200(h+"/d", "")
+	link := func(from, to, kind string) string {
+		return `{"from":"` + h + from + `","to":"` + h + to + `","kind":"` + kind + `"}` + "\n"
+	}
+	links := link("/a", "/b", "a") + link("/a", "/b", "a") + link("/a", "/b#x", "area") + link("/a", "/a", "a") +
+		link("/b", "/c", "a") + link("/c", "/a", "a") + link("/d", "/c", "img") + link("/d", "/a", "canonical")
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv), Links: strings.NewReader(links)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A cycle a → b → c → a, and d, linked by none, linking to none:
+	// the cycle's pages are alike, d has only what every page gets.
+	// With d dangling: each cycle page r, d s; s = 0.15/4 + 0.85·s/4,
+	// r = 0.15/4 + 0.85·(r + s/4).
+	s := 0.0375 / (1 - 0.2125)
+	rr := (0.0375 + 0.85*s/4) / 0.15
+	want := []PageScore{{h + "/a", 1, 100}, {h + "/b", 1, 100}, {h + "/c", 1, 100}, {h + "/d", 0, math.Round(10000*s/rr) / 100}}
+	if !slices.Equal(r.Pages, want) {
+		t.Errorf("pages %v, want %v", r.Pages, want)
 	}
 }

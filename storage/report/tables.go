@@ -120,6 +120,16 @@ func (r *Report) Tables(flat bool) []Table {
 	}
 	ts = append(ts, slow, large)
 
+	ps := Table{Name: "pages", Title: "Link score: inlinks and internal PageRank of 200 HTML pages",
+		Columns: []string{"url", "inlinks", "link_score"}}
+	for _, p := range r.Pages {
+		ps.Rows = append(ps.Rows, []string{p.URL, itoa(p.Inlinks), strconv.FormatFloat(p.LinkScore, 'f', -1, 64)})
+	}
+	if r.Pages == nil {
+		ps.Note = "not made: no link graph was read"
+	}
+	ts = append(ts, ps)
+
 	if c := r.Compare; c != nil {
 		t := Table{Name: "compare", Title: "Changes since the previous inventory", Columns: []string{"url", "change", "old", "new"}}
 		for _, u := range c.New {
