@@ -190,6 +190,7 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 		}
 		rec.CanonicalConflict = e.conflict
 		bodyFacts(rec, e.facts, resp, base)
+		rec.Extracted = c.extracted(resp.body, ct)
 		e.robots = xRobotsTag(e.robots, resp.header, c.agent)
 		rec.Title, rec.Description, rec.H1, rec.Canonical = e.title, e.description, e.h1, e.canonical
 		rec.MetaRobots, rec.Hreflang, rec.LinksOut = e.robots, e.hreflang, e.linksOut

@@ -20,3 +20,13 @@ func bodyFacts(rec *storage.Record, f links.Facts, resp *response, u *url.URL) {
 	rec.TTFBMS = resp.ttfb.Milliseconds()
 	rec.HSTS = u.Scheme == "https" && resp.header.Get("Strict-Transport-Security") != ""
 }
+
+// extracted runs the config's custom extractions on an HTML page; nil
+// when there are none (the page is then not parsed again).
+func (c *Crawler) extracted(body []byte, contentType string) map[string]any {
+	xs := c.conf().Extract
+	if len(xs) == 0 {
+		return nil
+	}
+	return links.Extract(body, contentType, compileExtract(xs))
+}

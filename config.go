@@ -65,6 +65,9 @@ type Config struct {
 	// Report is how `crawler report` judges the crawl (README, "The
 	// audit's verdicts and CI").
 	Report ReportConfig `yaml:"report"`
+	// Extract are custom extractions run on every 200 HTML page, into the
+	// inventory's extracted.
+	Extract []ExtractConfig `yaml:"extract"`
 }
 
 // SitemapLimits bound each sitemap file, as the sitemaps.org protocol does.
@@ -399,6 +402,7 @@ func (c Config) Validate() error {
 	ck.output(c.Output)
 	ck.daemon(c.Daemon)
 	ck.report(c.Report)
+	ck.extract(c.Extract)
 	ck.oneOf("log.format", c.Log.Format, "text", "json")
 	ck.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	var cerr *cluster.ConfigError

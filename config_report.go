@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // ReportConfig is how `crawler report` judges a crawl (README, "The
@@ -65,6 +67,44 @@ func (c *configCheck) report(r ReportConfig) {
 	for i, s := range r.Accept {
 		if n, err := strconv.Atoi(s); err != nil || n < 100 || n > 999 {
 			c.addf(fmt.Sprintf("report.accept[%d]", i), "want an HTTP status (100 to 999), got %q", s)
+		}
+	}
+}
+
+// ExtractConfig is a custom extraction (README, "Custom extraction"): a
+// CSS selector run on every 200 HTML page, giving the text of the first
+// match, or its attribute Attr, or those of every match with All.
+type ExtractConfig struct {
+	Name string `yaml:"name"`
+	CSS  string `yaml:"css"`
+	Attr string `yaml:"attr"`
+	All  bool   `yaml:"all"`
+}
+
+// compileExtract compiles the extractions of a valid config.
+func compileExtract(xs []ExtractConfig) []links.Extraction {
+	var out []links.Extraction
+	for _, x := range xs {
+		if e, err := links.CompileExtraction(x.Name, x.CSS, x.Attr, x.All); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (c *configCheck) extract(xs []ExtractConfig) {
+	seen := map[string]bool{}
+	for i, x := range xs {
+		key := fmt.Sprintf("extract[%d]", i)
+		switch {
+		case x.Name == "":
+			c.addf(key+".name", "must not be empty")
+		case seen[x.Name]:
+			c.addf(key+".name", "%q is the name of an earlier extraction", x.Name)
+		}
+		seen[x.Name] = true
+		if _, err := links.CompileExtraction(x.Name, x.CSS, x.Attr, x.All); err != nil || x.CSS == "" {
+			c.addf(key+".css", "want a CSS selector, got %q", x.CSS)
 		}
 	}
 }

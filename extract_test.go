@@ -467,3 +467,30 @@ func TestResolverMatchesResolveLink(t *testing.T) {
 		}
 	}
 }
+
+// Custom extraction: each 200 HTML page's values under their names; an
+// extraction that matches nothing is left out.
+func TestCustomExtraction(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: `<html><body><h1 class=t>Shoe</h1><span data-sku="S-1"></span>
+		<ul><li class=tag>red</li><li class=tag>big</li></ul><a href="/b">b</a></body></html>`})
+	s.set("/b", page{body: `<html><body>nothing</body></html>`})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Extract = []ExtractConfig{{Name: "name", CSS: "h1.t"}, {Name: "sku", CSS: "[data-sku]", Attr: "data-sku"},
+		{Name: "tags", CSS: "li.tag", All: true}}
+	runCrawl(t, cfg)
+	inv := inventory(t, cfg.Output.URLs)
+	if got := fmt.Sprint(inv[s.URL+"/"].Extracted); got != "map[name:Shoe sku:S-1 tags:[red big]]" {
+		t.Errorf("extracted of /: %s", got)
+	}
+	if got := inv[s.URL+"/b"].Extracted; got != nil {
+		t.Errorf("extracted of /b: %v", got)
+	}
+	cfg.Extract = append(cfg.Extract, ExtractConfig{Name: "name", CSS: "p["}, ExtractConfig{CSS: "p"})
+	err := cfg.Validate()
+	for _, want := range []string{`extract[3].name: "name" is the name of an earlier extraction`, `extract[3].css: want a CSS selector, got "p["`, "extract[4].name: must not be empty"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want %s", err, want)
+		}
+	}
+}

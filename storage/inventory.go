@@ -99,6 +99,9 @@ type Record struct {
 	TTFBMS      int64    `json:"ttfb_ms,omitempty"`
 	HSTS        bool     `json:"hsts,omitempty"`
 	Anchors     []string `json:"anchors,omitempty"`
+	// Extracted are the config's custom extractions by name: a string,
+	// or a list for one with all: true.
+	Extracted map[string]any `json:"extracted,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.

@@ -360,7 +360,7 @@ func TestAuditEndToEnd(t *testing.T) {
 			}
 		}
 	})
-	if want := []string{"broken", "canonicals", "depth", "descriptions", "findings", "largest", "nofollow", "noindex", "not_in_sitemap",
+	if want := []string{"broken", "canonicals", "depth", "descriptions", "extracted", "findings", "largest", "nofollow", "noindex", "not_in_sitemap",
 		"orphans", "overview", "pages", "redirects", "rules", "sitemap_issues", "slowest", "titles"}; !slices.Equal(names, want) {
 		t.Errorf("report members %q, want %q", names, want)
 	}

@@ -62,6 +62,12 @@ func Build(in Inputs, names Names) (*Report, error) {
 	if g != nil {
 		rep.Pages = c.linkScores(g.edges)
 	}
+	rep.Extracted = []Extracted{}
+	for _, id := range c.order() {
+		if x, ok := c.extract[id]; ok && c.pages[id].htmlOK() {
+			rep.Extracted = append(rep.Extracted, Extracted{URL: c.urls[id], Values: x})
+		}
+	}
 
 	if in.Previous != nil {
 		old := newCrawl()

@@ -46,6 +46,8 @@ type record struct {
 	ImgNoAlt          int    `json:"img_no_alt"`
 	TTFBMS            *int64 `json:"ttfb_ms"`
 	HSTS              bool   `json:"hsts"`
+
+	Extracted map[string]any `json:"extracted"`
 }
 
 // The facts of a page kept as bits.
@@ -111,14 +113,16 @@ type crawl struct {
 	sites   []string // origins of the seeds, at most maxSites
 
 	// Facts few pages have, kept beside pages rather than in each.
-	hreflang map[uint32][]uint32 // a page's hreflang targets
-	badLang  map[uint32]string   // a page's first hreflang lang that is no language tag
-	conflict map[uint32]string   // a page's canonical that conflicts with canonical
+	hreflang map[uint32][]uint32       // a page's hreflang targets
+	badLang  map[uint32]string         // a page's first hreflang lang that is no language tag
+	conflict map[uint32]string         // a page's canonical that conflicts with canonical
+	extract  map[uint32]map[string]any // a page's custom extractions
 }
 
 func newCrawl() *crawl {
 	return &crawl{ids: newIndex(), aliases: map[string]uint32{},
-		hreflang: map[uint32][]uint32{}, badLang: map[uint32]string{}, conflict: map[uint32]string{}}
+		hreflang: map[uint32][]uint32{}, badLang: map[uint32]string{}, conflict: map[uint32]string{},
+		extract: map[uint32]map[string]any{}}
 }
 
 // id returns the id of u as written.
@@ -311,6 +315,10 @@ func (c *crawl) sideFacts(id uint32, rec *record) {
 	delete(c.hreflang, id)
 	delete(c.badLang, id)
 	delete(c.conflict, id)
+	delete(c.extract, id)
+	if len(rec.Extracted) > 0 {
+		c.extract[id] = rec.Extracted
+	}
 	if len(rec.Hreflang) > 0 {
 		ts := make([]uint32, 0, len(rec.Hreflang))
 		for _, h := range rec.Hreflang {

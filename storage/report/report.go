@@ -56,6 +56,9 @@ type Report struct {
 	// Pages are the 200 HTML pages with their inlinks and link score;
 	// null without a link graph.
 	Pages []PageScore `json:"pages"`
+	// Extracted are the custom extractions of the 200 HTML pages that
+	// have some (the config's extract), by URL.
+	Extracted []Extracted `json:"extracted"`
 	// Compare is there only when Inputs.Previous was given.
 	Compare *Comparison `json:"compare,omitempty"`
 
@@ -221,4 +224,11 @@ type Change struct {
 	Field string `json:"field"` // status, title, canonical, noindex
 	Old   string `json:"old"`
 	New   string `json:"new"`
+}
+
+// Extracted is a page's custom extractions: each name's value, a string
+// or a list of them (all: true).
+type Extracted struct {
+	URL    string         `json:"url"`
+	Values map[string]any `json:"values"`
 }

@@ -268,3 +268,19 @@ func TestLinkScore(t *testing.T) {
 		t.Errorf("pages %v, want %v", r.Pages, want)
 	}
 }
+
+// extracted lists the 200 HTML pages' custom extractions by URL; a 304
+// keeps the values of the answer it confirms.
+func TestExtractedTable(t *testing.T) {
+	const h = "https://ex.test"
+	inv := page200(h+"/b", `,"extracted":{"sku":"B-2","tags":["x","y"]}`) + page200(h+"/a", `,"extracted":{"sku":"A-1"}`) +
+		page200(h+"/c", "") + `{"url":"` + h + `/a","status":304,"not_modified":true}` + "\n"
+	r, err := Build(Inputs{Inventory: strings.NewReader(inv)}, Names{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(r.Extracted)
+	if want := `[{"url":"https://ex.test/a","values":{"sku":"A-1"}},{"url":"https://ex.test/b","values":{"sku":"B-2","tags":["x","y"]}}]`; string(got) != want {
+		t.Errorf("extracted %s, want %s", got, want)
+	}
+}

@@ -3,8 +3,10 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Table is one table of the report as rows of text: what the text, CSV
@@ -129,6 +131,22 @@ func (r *Report) Tables(flat bool) []Table {
 		ps.Note = "not made: no link graph was read"
 	}
 	ts = append(ts, ps)
+
+	ex := Table{Name: "extracted", Title: "Custom extractions", Columns: []string{"url", "name", "value"}}
+	for _, x := range r.Extracted {
+		for _, name := range slices.Sorted(maps.Keys(x.Values)) {
+			val := fmt.Sprint(x.Values[name])
+			if list, ok := x.Values[name].([]any); ok {
+				parts := make([]string, len(list))
+				for i, v := range list {
+					parts[i] = fmt.Sprint(v)
+				}
+				val = strings.Join(parts, "\n")
+			}
+			ex.Rows = append(ex.Rows, []string{x.URL, name, val})
+		}
+	}
+	ts = append(ts, ex)
 
 	if c := r.Compare; c != nil {
 		t := Table{Name: "compare", Title: "Changes since the previous inventory", Columns: []string{"url", "change", "old", "new"}}
