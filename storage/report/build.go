@@ -47,14 +47,14 @@ func Build(in Inputs, names Names) (*Report, error) {
 		rep.warn("no link graph: the orphans, and the pages linking to broken URLs, are left out")
 	}
 	c.fill(rep, broken, g)
-	if g != nil && len(g.frags) > 0 && j.on("broken-fragment") {
+	if g != nil && len(g.fragPairs) > 0 && j.on("broken-fragment") {
 		// The pages' anchors are read only now, for the pages that
 		// links ask a fragment of: a second pass over the inventory.
 		if sk, ok := in.Inventory.(io.Seeker); !ok {
 			rep.warn("broken-fragment not judged: the inventory was not read from a file")
 		} else if _, err := sk.Seek(0, io.SeekStart); err != nil {
 			rep.warn("broken-fragment not judged: " + err.Error())
-		} else if err := c.checkFragments(in.Inventory, g.frags, j); err != nil {
+		} else if err := c.checkFragments(in.Inventory, g, j); err != nil {
 			return nil, fmt.Errorf("read %s again: %w", names.Inventory, err)
 		}
 	}

@@ -65,15 +65,12 @@ func (c *crawl) judgeNear(ids []uint32, j *judge) {
 	// (cosine) of at least t is at most 64·acos(t)/π bits apart.
 	maxDist := int(math.Floor(64*math.Acos(j.opts.NearDuplicate)/math.Pi + 1e-9))
 	blocks := min(max(8, maxDist+2), 16) // past 14 bits apart, some pairs are missed
-	type entry struct {
-		key, sim uint64
-		i        uint32 // index in ids
-	}
 	const none = math.MaxUint32
 	best := make([]uint32, len(ids)) // index of the nearest, or none
 	dist := make([]uint8, len(ids))
-	for i := range best {
-		best[i] = none
+	sims := make([]uint64, len(ids))
+	for i, id := range ids {
+		best[i], sims[i] = none, c.pages[id].sim
 	}
 	offer := func(a, b uint32, d int) {
 		// The nearest wins, then the first by URL (ids are in URL order).
@@ -81,29 +78,32 @@ func (c *crawl) judgeNear(ids []uint32, j *judge) {
 			best[a], dist[a] = b, uint8(d)
 		}
 	}
-	mask := func(blk int) uint64 {
-		lo, hi := blk*64/blocks, (blk+1)*64/blocks
-		return (^uint64(0) >> (64 - (hi - lo))) << lo
-	}
-	es := make([]entry, len(ids))
+	bounds := func(blk int) (lo, width int) { return blk * 64 / blocks, (blk+1)*64/blocks - blk*64/blocks }
+	// Each table sorts one uint64 per page: the two blocks' bits on top
+	// (at most 16), then the top 16 bits of the rest, then the page's
+	// index, so that a plain sort of numbers groups and orders them.
+	es := make([]uint64, len(ids))
 	for x := 0; x < blocks; x++ {
 		for y := x + 1; y < blocks; y++ {
-			m := mask(x) | mask(y)
-			for i, id := range ids {
-				sim := c.pages[id].sim
-				es[i] = entry{sim & m, sim, uint32(i)}
+			lx, wx := bounds(x)
+			ly, wy := bounds(y)
+			kmask := (uint64(1)<<wx-1)<<lx | (uint64(1)<<wy-1)<<ly
+			for i, sim := range sims {
+				key := (sim>>lx)&(1<<wx-1) | (sim>>ly)&(1<<wy-1)<<wx
+				rest := sim &^ kmask
+				es[i] = key<<48 | (rest>>48)<<32 | uint64(i)
 			}
-			slices.SortFunc(es, func(a, b entry) int {
-				return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.sim, b.sim), cmp.Compare(a.i, b.i))
-			})
+			slices.Sort(es)
 			for i := range es {
-				for k := i + 1; k < len(es) && k <= i+nearWindow && es[k].key == es[i].key; k++ {
-					d := bits.OnesCount64(es[i].sim ^ es[k].sim)
-					if d > maxDist || c.pages[ids[es[i].i]].content == c.pages[ids[es[k].i]].content {
+				a := uint32(es[i])
+				for k := i + 1; k < len(es) && k <= i+nearWindow && es[k]>>48 == es[i]>>48; k++ {
+					b := uint32(es[k])
+					d := bits.OnesCount64(sims[a] ^ sims[b])
+					if d > maxDist || c.pages[ids[a]].content == c.pages[ids[b]].content {
 						continue
 					}
-					offer(es[i].i, es[k].i, d)
-					offer(es[k].i, es[i].i, d)
+					offer(a, b, d)
+					offer(b, a, d)
 				}
 			}
 		}

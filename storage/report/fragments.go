@@ -3,10 +3,12 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"hash/maphash"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -44,9 +46,10 @@ func (w *linkWorker) wantFragment(to uint32) {
 	if p := &w.c.pages[to]; !p.htmlOK() || !p.has(fFacts) {
 		return
 	}
-	k := fragKey{to, fragHash(frag)}
-	if old, ok := w.frags[k]; !ok || w.l.to < old {
-		w.frags[k] = strings.Clone(w.l.to)
+	h := fragHash(frag)
+	w.fragPairs = append(w.fragPairs, fragKey{to, h})
+	if _, ok := w.fragTexts[h]; !ok {
+		w.fragTexts[h] = strings.Clone(frag)
 	}
 }
 
@@ -55,19 +58,24 @@ func (w *linkWorker) wantFragment(to uint32) {
 // fragment that names none of them. A page's anchors are the last record
 // that has them; a page with as many as the crawl keeps (1,000) may have
 // more, and is not judged.
-func (c *crawl) checkFragments(r io.Reader, frags map[fragKey]string, j *judge) error {
+func (c *crawl) checkFragments(r io.Reader, g *graph, j *judge) error {
+	frags := g.fragPairs
 	if len(frags) == 0 {
 		return nil
 	}
 	wanted := newBitset(len(c.urls))
-	for k := range frags {
+	for _, k := range frags {
 		wanted.set(k.page)
 	}
 	type anchored struct {
 		URL     string   `json:"url"`
 		Anchors []string `json:"anchors"`
 	}
-	have := map[uint32][]uint64{} // a wanted page's anchors, hashed
+	// frags is sorted by page: a page's pairs are a run of it, whose
+	// verdicts (found) a later record of the page sets again.
+	found := newBitset(len(frags))
+	capped := newBitset(len(c.urls))
+	var hs []uint64
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	for sc.Scan() {
@@ -83,29 +91,31 @@ func (c *crawl) checkFragments(r io.Reader, frags map[fragKey]string, j *judge) 
 		if !ok || !wanted.has(id) {
 			continue
 		}
-		hs := make([]uint64, 0, len(rec.Anchors))
+		hs = hs[:0]
 		for _, a := range rec.Anchors {
 			hs = append(hs, maphash.String(fragSeed, a))
 		}
-		if len(rec.Anchors) >= 1000 {
-			hs = nil // as many as the crawl keeps: not judged
+		slices.Sort(hs)
+		lo, _ := slices.BinarySearchFunc(frags, id, func(k fragKey, id uint32) int { return cmp.Compare(k.page, id) })
+		for k := lo; k < len(frags) && frags[k].page == id; k++ {
+			if _, in := slices.BinarySearch(hs, frags[k].frag); in {
+				found.set(uint32(k))
+			} else {
+				found.clear(uint32(k))
+			}
 		}
-		have[id] = hs
+		if len(rec.Anchors) >= 1000 { // as many as the crawl keeps: not judged
+			capped.set(id)
+		} else {
+			capped.clear(id)
+		}
 	}
 	if err := sc.Err(); err != nil && err != bufio.ErrTooLong {
 		return err
 	}
-	for k, link := range frags {
-		hs, ok := have[k.page]
-		if ok && hs == nil {
-			continue
-		}
-		found := false
-		for _, h := range hs {
-			found = found || h == k.frag
-		}
-		if !found {
-			j.add("broken-fragment", link, "no id or <a name> of that name on the page")
+	for k, f := range frags {
+		if !found.has(uint32(k)) && !capped.has(f.page) {
+			j.add("broken-fragment", c.urls[f.page]+"#"+g.fragTexts[f.frag], "no id or <a name> of that name on the page")
 		}
 	}
 	return nil

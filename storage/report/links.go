@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -22,6 +24,7 @@ type bitset []uint64
 func newBitset(n int) bitset        { return make(bitset, (n+63)/64) }
 func (b bitset) set(id uint32)      { b[id/64] |= 1 << (id % 64) }
 func (b bitset) has(id uint32) bool { return b[id/64]&(1<<(id%64)) != 0 }
+func (b bitset) clear(id uint32)    { b[id/64] &^= 1 << (id % 64) }
 func (b bitset) or(o bitset) {
 	for i := range b {
 		b[i] |= o[i]
@@ -52,8 +55,9 @@ type graph struct {
 	brokenLinked bitset
 	toRedirect   bitset
 	mixed        map[uint32]string
-	frags        map[fragKey]string
-	edges        []*edgeList // each worker's
+	fragPairs    []fragKey         // sorted, each once
+	fragTexts    map[uint64]string // by hash
+	edges        []*edgeList       // each worker's
 }
 
 // inKey is a broken URL's id and a page linking to it.
@@ -79,8 +83,9 @@ type linkWorker struct {
 
 	brokenLinked, toRedirect bitset
 	mixed                    map[uint32]string
-	frags                    map[fragKey]string // the links asking a fragment of a page, the least by text
-	edges                    edgeList           // a and area links between pages, for the link score
+	fragPairs                []fragKey         // the (page, fragment) pairs links ask for
+	fragTexts                map[uint64]string // a fragment as first written, by its hash
+	edges                    edgeList          // a and area links between pages, for the link score
 	raw                      rawLink
 	l                        link
 
@@ -252,22 +257,24 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 	for i := range workers {
 		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{},
 			brokenLinked: newBitset(len(c.urls)), toRedirect: newBitset(len(c.urls)), mixed: map[uint32]string{},
-			frags: map[fragKey]string{}}
+			fragTexts: map[uint64]string{}}
 	}
 	g := &graph{}
 	if err := pipeline(r, &g.skip, func(w int, ch chunk) { workers[w].parse(ch) }); err != nil {
 		return nil, err
 	}
 	g.linked = workers[0].linked
-	g.brokenLinked, g.toRedirect, g.mixed, g.frags = workers[0].brokenLinked, workers[0].toRedirect, workers[0].mixed, workers[0].frags
+	g.brokenLinked, g.toRedirect, g.mixed = workers[0].brokenLinked, workers[0].toRedirect, workers[0].mixed
+	g.fragPairs, g.fragTexts = workers[0].fragPairs, workers[0].fragTexts
 	all := workers[0].in
 	for _, w := range workers[1:] {
 		g.linked.or(w.linked)
 		g.brokenLinked.or(w.brokenLinked)
 		g.toRedirect.or(w.toRedirect)
-		for k, u := range w.frags {
-			if old, ok := g.frags[k]; !ok || u < old {
-				g.frags[k] = u
+		g.fragPairs = append(g.fragPairs, w.fragPairs...)
+		for h, f := range w.fragTexts {
+			if old, ok := g.fragTexts[h]; !ok || f < old {
+				g.fragTexts[h] = f
 			}
 		}
 		for id, u := range w.mixed {
@@ -285,6 +292,10 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 		g.skip.merge(w.skip)
 		g.edges = append(g.edges, &w.edges)
 	}
+	slices.SortFunc(g.fragPairs, func(a, b fragKey) int {
+		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.frag, b.frag))
+	})
+	g.fragPairs = slices.Compact(g.fragPairs)
 	g.inlinks = map[uint32][]Inlink{}
 	for k, v := range all {
 		g.inlinks[k.to] = append(g.inlinks[k.to], Inlink{From: k.from, Anchor: v.anchor})

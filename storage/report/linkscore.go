@@ -79,9 +79,9 @@ func (c *crawl) linkScores(lists []*edgeList) []PageScore {
 	}
 	m := len(pages)
 	inlinks := make([]int32, m)
-	start := make([]uint32, m+1) // CSR: the links of page k are to[start[k]:start[k+1]]
-	to := make([]uint32, 0, len(edges))
-	for _, e := range edges {
+	start := make([]uint32, m+1) // CSR: the links of page k are edges[start[k]:start[k+1]]
+	kept := 0
+	for _, e := range edges { // in from order: the page indexes of the links' targets overwrite them in place
 		f, t := idx[uint32(e>>32)], idx[uint32(e)]
 		if t < 0 {
 			continue
@@ -89,14 +89,15 @@ func (c *crawl) linkScores(lists []*edgeList) []PageScore {
 		inlinks[t]++
 		if f >= 0 {
 			start[f+1]++
-			to = append(to, uint32(t))
+			edges[kept] = uint64(t)
+			kept++
 		}
 	}
-	edges = nil
+	idx = nil
 	for k := 0; k < m; k++ {
 		start[k+1] += start[k]
 	}
-	pr := pageRank(start, to, m)
+	pr := pageRank(start, edges[:kept], m)
 	top := 0.0
 	for _, v := range pr {
 		top = max(top, v)
@@ -113,9 +114,9 @@ func (c *crawl) linkScores(lists []*edgeList) []PageScore {
 }
 
 // pageRank is the PageRank of m pages whose links are to[start[k]:start[k+1]]
-// (edges in from order, as the CSR layout has them): a page without
-// links gives its rank to every page alike.
-func pageRank(start, to []uint32, m int) []float64 {
+// (the targets' page indexes, in from order, as the CSR layout has
+// them): a page without links gives its rank to every page alike.
+func pageRank(start []uint32, to []uint64, m int) []float64 {
 	if m == 0 {
 		return nil
 	}
