@@ -34,16 +34,14 @@ func (c *crawl) judgeDuplicates(j *judge) {
 				k++
 			}
 			if k-i > 1 {
-				for n, id := range byHash[i:k] {
-					other := byHash[i]
-					if n == 0 {
-						other = byHash[i+1]
-					}
-					detail := "same text as " + c.urls[other]
-					if more := k - i - 2; more > 0 {
-						detail += fmt.Sprintf(" and %d more", more)
-					}
-					j.add("duplicate-content", c.urls[id], detail)
+				more := ""
+				if n := k - i - 2; n > 0 {
+					more = fmt.Sprintf(" and %d more", n)
+				}
+				j.add("duplicate-content", c.urls[byHash[i]], "same text as "+c.urls[byHash[i+1]]+more)
+				rest := "same text as " + c.urls[byHash[i]] + more // shared by the others
+				for _, id := range byHash[i+1 : k] {
+					j.add("duplicate-content", c.urls[id], rest)
 				}
 			}
 			i = k

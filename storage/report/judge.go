@@ -151,17 +151,18 @@ func (c *crawl) judgeTexts(tc TextCheck, kind string, j *judge) {
 	for _, u := range tc.Missing {
 		j.add(kind+"-missing", u, "")
 	}
+	rule := kind + "-duplicate"
 	for _, d := range tc.Duplicates {
-		for i, u := range d.URLs {
-			other := d.URLs[0]
-			if i == 0 {
-				other = d.URLs[1]
-			}
-			detail := "same " + kind + " as " + other
-			if n := len(d.URLs) - 2; n > 0 {
-				detail += fmt.Sprintf(" and %d more", n)
-			}
-			j.add(kind+"-duplicate", u, detail)
+		// One detail for every page but the first, shared: a text
+		// that a million pages have makes a million findings.
+		more := ""
+		if n := len(d.URLs) - 2; n > 0 {
+			more = fmt.Sprintf(" and %d more", n)
+		}
+		j.add(rule, d.URLs[0], "same "+kind+" as "+d.URLs[1]+more)
+		rest := "same " + kind + " as " + d.URLs[0] + more
+		for _, u := range d.URLs[1:] {
+			j.add(rule, u, rest)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 // page200 is an inventory line of a 200 HTML page with the given extra
@@ -282,5 +284,26 @@ func TestExtractedTable(t *testing.T) {
 	got, _ := json.Marshal(r.Extracted)
 	if want := `[{"url":"https://ex.test/a","values":{"sku":"A-1"}},{"url":"https://ex.test/b","values":{"sku":"B-2","tags":["x","y"]}}]`; string(got) != want {
 		t.Errorf("extracted %s, want %s", got, want)
+	}
+}
+
+// WriteJSON, which writes long lists element by element, writes what
+// encoding/json writes of the whole report.
+func TestWriteJSONStreams(t *testing.T) {
+	r := &Report{Rules: []RuleCount{{Rule: "a<b", Severity: Error, Count: 1}}, Orphans: []string{}}
+	for i := range 2500 {
+		r.Findings = append(r.Findings, Finding{Rule: "x", Severity: Notice, URL: fmt.Sprintf("https://ex.test/%d&<\u0085", i)})
+	}
+	var got, want strings.Builder
+	if err := WriteJSON(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(storage.JSONWriter(&want))
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("streamed JSON differs: %d bytes vs %d", got.Len(), want.Len())
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -19,12 +22,55 @@ import (
 
 // WriteJSON writes the report as one JSON object on one line (a report
 // of a million URLs is large enough without indentation; jq shows it
-// indented).
+// indented). It is written member by member, and a long list element by
+// element, so that the writing holds one element at a time, not a copy
+// of the whole report (which for a million pages is as large as the
+// heap that made it).
 func WriteJSON(w io.Writer, r *Report) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	enc := json.NewEncoder(storage.JSONWriter(bw)) // no C1 or bidi control raw
+	out := storage.JSONWriter(bw) // no C1 or bidi control raw
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	put := func(v any) error { // v's JSON, without Encode's newline
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	rv, rt := reflect.ValueOf(r).Elem(), reflect.TypeOf(r).Elem()
+	sep := "{"
+	for i := range rt.NumField() {
+		name, opts, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		fv := rv.Field(i)
+		if name == "-" || name == "" || opts == "omitempty" && fv.IsZero() {
+			continue
+		}
+		if _, err := io.WriteString(out, sep+strconv.Quote(name)+":"); err != nil {
+			return err
+		}
+		sep = ","
+		if fv.Kind() != reflect.Slice || fv.IsNil() || fv.Len() < 1000 {
+			if err := put(fv.Interface()); err != nil {
+				return err
+			}
+			continue
+		}
+		for k := range fv.Len() {
+			if _, err := io.WriteString(out, map[bool]string{true: "[", false: ","}[k == 0]); err != nil {
+				return err
+			}
+			if err := put(fv.Index(k).Interface()); err != nil {
+				return err
+			}
+		}
+		if _, err := io.WriteString(out, "]"); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(out, "}\n"); err != nil {
 		return err
 	}
 	return bw.Flush()
