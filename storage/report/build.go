@@ -47,6 +47,12 @@ func Build(in Inputs, names Names) (*Report, error) {
 		rep.warn("no link graph: the orphans, and the pages linking to broken URLs, are left out")
 	}
 	c.fill(rep, broken, g)
+	if g != nil {
+		// First: its edges, the largest of what the link graph left, are
+		// freed before the findings are made.
+		rep.Pages = c.linkScores(g.edges)
+		g.edges = nil
+	}
 	if g != nil && len(g.fragPairs) > 0 && j.on("broken-fragment") {
 		// The pages' anchors are read only now, for the pages that
 		// links ask a fragment of: a second pass over the inventory.
@@ -59,9 +65,6 @@ func Build(in Inputs, names Names) (*Report, error) {
 		}
 	}
 	c.judgeAll(rep, j, broken, g)
-	if g != nil {
-		rep.Pages = c.linkScores(g.edges)
-	}
 	rep.Extracted = []Extracted{}
 	for _, id := range c.order() {
 		if x, ok := c.extract[id]; ok && c.pages[id].htmlOK() {

@@ -125,6 +125,16 @@
 //     read a second time (so it must be a file: an io.Seeker) for the
 //     anchors of those pages only. A page with 1,000 anchors, as many as
 //     the crawl keeps, is not judged; a fragment is compared percent-decoded.
+//     The finding's URL is the page's URL as recorded, '#', and the
+//     fragment as first written.
+//   - pages: inlinks are distinct pages with an a or area link (not to
+//     themselves); PageRank runs over the links between 200 HTML pages,
+//     collected as (from, to) ids in fixed blocks, sorted, made compressed
+//     sparse rows in place, and iterated to a change under 1e-9 (at most
+//     100 times).
+//   - CI: MarkBaseline marks the findings an earlier report's JSON had
+//     (rule and URL); FailOn picks those that fail a gate; WriteJUnit,
+//     WriteSARIF, WriteGitHub and WriteMarkdown write the findings for CI.
 //
 // # Formats
 //

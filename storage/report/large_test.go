@@ -140,8 +140,8 @@ func genInventory(w io.Writer, n int) error {
 	return nil
 }
 
-// genLinks writes m links between the n pages, each with an anchor, a
-// tenth of them to a fragment (half of those to none the page has).
+// genLinks writes m links between the n pages, each with an anchor, one
+// in twenty to a fragment (a tenth of those to none the page has).
 func genLinks(w io.Writer, n, m int) error {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range m {
@@ -151,10 +151,10 @@ func genLinks(w io.Writer, n, m int) error {
 			kind = "img"
 		}
 		frag := ""
-		switch rng.IntN(20) {
-		case 0:
+		switch rng.IntN(200) {
+		case 0, 1, 2, 3, 4, 5, 6, 7, 8:
 			frag = "#section-1"
-		case 1:
+		case 9:
 			frag = fmt.Sprintf("#missing-%d", rng.IntN(10))
 		}
 		if _, err := fmt.Fprintf(w, `{"from":%q,"to":"%s%s","kind":%q,"anchor":"Link to page %d"}`+"\n", genURL(from), genURL(to), frag, kind, to); err != nil {

@@ -226,12 +226,12 @@ type RuleCount struct {
 // on, and the findings made so far.
 type judge struct {
 	opts     Options
-	severity []Severity // by rule index; 0 = off
-	findings []Finding
+	severity []Severity  // by rule index; 0 = off
+	findings [][]Finding // by rule index: most rules make theirs in URL order
 }
 
 func newJudge(o Options) *judge {
-	j := &judge{opts: o.withDefaults(), severity: make([]Severity, len(Rules))}
+	j := &judge{opts: o.withDefaults(), severity: make([]Severity, len(Rules)), findings: make([][]Finding, len(Rules))}
 	for i, r := range Rules {
 		j.severity[i] = r.Severity
 		switch v := o.Rules[r.Name]; v {
@@ -252,31 +252,43 @@ func (j *judge) on(rule string) bool { return j.severity[ruleIndex[rule]] != 0 }
 
 // add makes a finding of rule on url, when the rule is on.
 func (j *judge) add(rule, url, detail string) {
-	if s := j.severity[ruleIndex[rule]]; s != 0 {
-		j.findings = append(j.findings, Finding{Rule: rule, Severity: s, URL: url, Detail: detail})
+	i := ruleIndex[rule]
+	if s := j.severity[i]; s != 0 {
+		j.findings[i] = append(j.findings[i], Finding{Rule: Rules[i].Name, Severity: s, URL: url, Detail: detail})
 	}
 }
 
-// done sorts the findings by rule then URL, one per (rule, URL), the
-// first made kept, and counts them by rule.
+// done puts the findings in rep by rule then URL, one per (rule, URL),
+// the first made kept, and counts them by rule.
 func (j *judge) done(rep *Report) {
-	slices.SortStableFunc(j.findings, func(a, b Finding) int {
-		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
-			return c
-		}
-		return strings.Compare(a.URL, b.URL)
-	})
-	j.findings = slices.CompactFunc(j.findings, func(a, b Finding) bool { return a.Rule == b.Rule && a.URL == b.URL })
-	counts := make([]int, len(Rules))
-	for _, f := range j.findings {
-		counts[ruleIndex[f.Rule]]++
+	total := 0
+	for _, fs := range j.findings {
+		total += len(fs)
 	}
-	rep.Findings = orEmpty(j.findings)
+	rep.Findings = make([]Finding, 0, total)
 	rep.Rules = make([]RuleCount, len(Rules))
-	for i, r := range Rules {
-		rep.Rules[i] = RuleCount{Rule: r.Name, Severity: cmpOr(j.severity[i], r.Severity), Count: counts[i], Off: j.severity[i] == 0}
+	byURL := func(a, b Finding) int { return strings.Compare(a.URL, b.URL) }
+	for _, i := range rulesByName {
+		fs := j.findings[i]
+		if !slices.IsSortedFunc(fs, byURL) {
+			slices.SortStableFunc(fs, byURL)
+		}
+		fs = slices.CompactFunc(fs, func(a, b Finding) bool { return a.URL == b.URL })
+		rep.Findings = append(rep.Findings, fs...)
+		j.findings[i] = nil // each rule's freed as it is copied
+		rep.Rules[i] = RuleCount{Rule: Rules[i].Name, Severity: cmpOr(j.severity[i], Rules[i].Severity), Count: len(fs), Off: j.severity[i] == 0}
 	}
 }
+
+// rulesByName is the indexes of Rules in the order of their names.
+var rulesByName = func() []int {
+	idx := make([]int, len(Rules))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(Rules[a].Name, Rules[b].Name) })
+	return idx
+}()
 
 func cmpOr(a, b Severity) Severity {
 	if a != 0 {
