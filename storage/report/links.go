@@ -91,9 +91,10 @@ type linkWorker struct {
 
 	// The page of the last line whose target a sitemap lists, and its
 	// id: a page's lines come together, so one lookup serves them all.
-	from   string
-	fromID uint32
-	fromOK bool
+	from    string // aliases fromBuf
+	fromBuf []byte
+	fromID  uint32
+	fromOK  bool
 }
 
 // chunk is whole lines of the link graph, the first numbered first.
@@ -144,8 +145,7 @@ func (w *linkWorker) link(no int) {
 	w.wantFragment(to)
 	if (w.l.kind == "a" || w.l.kind == "area") && w.c.pages[to].htmlOK() {
 		if w.l.from != w.from {
-			w.from = strings.Clone(w.l.from)
-			w.fromID, w.fromOK = w.c.lookup(w.from)
+			w.setFrom()
 		}
 		if w.fromOK && w.fromID != to {
 			w.edges.add(w.fromID, to)
@@ -188,8 +188,7 @@ func (w *linkWorker) mixedContent() {
 		return
 	}
 	if w.l.from != w.from {
-		w.from = strings.Clone(w.l.from)
-		w.fromID, w.fromOK = w.c.lookup(w.from)
+		w.setFrom()
 	}
 	if old, ok := w.mixed[w.fromID]; w.fromOK && (!ok || w.l.to < old) {
 		w.mixed[w.fromID] = strings.Clone(w.l.to)
@@ -224,6 +223,16 @@ func isRequisite(kind, rel string) bool {
 	return false
 }
 
+// setFrom looks up the page of the line just parsed, kept for the lines
+// after it (a page's lines come together). The page's URL is copied into
+// a buffer of the worker's, not a new string: a link graph whose lines
+// are not grouped by page would otherwise allocate a string per line.
+func (w *linkWorker) setFrom() {
+	w.fromBuf = append(w.fromBuf[:0], w.l.from...)
+	w.from = unsafeString(w.fromBuf)
+	w.fromID, w.fromOK = w.c.lookup(w.from)
+}
+
 // toItself reports whether the line just parsed, to the URL to, is its
 // page's link to another form of its own URL (the README: "a page's link
 // to itself does not count"; a URL is its normal form). Only orphans ask
@@ -234,8 +243,7 @@ func (w *linkWorker) toItself(to uint32) bool {
 		return false
 	}
 	if w.l.from != w.from {
-		w.from = strings.Clone(w.l.from)
-		w.fromID, w.fromOK = w.c.lookup(w.from)
+		w.setFrom()
 	}
 	return w.fromOK && w.fromID == to
 }
