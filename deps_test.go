@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"storage/links":  {"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia", "golang.org/x/net/html/"}, // cascadia: goquery's selectors, compiled once
 	"storage/mirror": {module + "/storage/links"},
 	"storage/report": {module + "/storage", module + "/frontier"},
+	"storage/render": {"github.com/chromedp/"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",
