@@ -62,6 +62,27 @@ type Config struct {
 	// Cluster makes several workers one crawl (README, "Several
 	// machines"); without a NATS URL the crawl is this process's alone.
 	Cluster cluster.Config `yaml:"cluster"`
+	// Render renders HTML pages in a headless browser and follows the
+	// links of the rendered page too (README, "Rendering").
+	Render RenderConfig `yaml:"render"`
+}
+
+// RenderConfig is render: which pages are rendered in a headless
+// Chromium, and how (README, "Rendering").
+type RenderConfig struct {
+	// Enabled renders every 2xx HTML page the crawl fetches (its
+	// requisites aside) and takes links from the rendered page too.
+	Enabled bool `yaml:"enabled"`
+	// Browser is the path of Chromium or Chrome; "" looks for chromium,
+	// chromium-browser, google-chrome in PATH.
+	Browser string `yaml:"browser"`
+	// Tabs is the most pages rendered at once.
+	Tabs int `yaml:"tabs"`
+	// Timeout bounds one page, from its load to its being settled.
+	Timeout time.Duration `yaml:"timeout"`
+	// Settle is how long no request must be in flight (after the load)
+	// for a page to count as rendered.
+	Settle time.Duration `yaml:"settle"`
 }
 
 // SitemapLimits bound each sitemap file, as the sitemaps.org protocol does.
@@ -317,6 +338,7 @@ func DefaultConfig() Config {
 		Daemon:  DaemonConfig{Recrawl: 24 * time.Hour},
 		Log:     LogConfig{Format: "text", Level: "info"},
 		Cluster: cluster.DefaultConfig(),
+		Render:  RenderConfig{Tabs: 2, Timeout: 20 * time.Second, Settle: 500 * time.Millisecond},
 	}
 }
 
@@ -369,8 +391,8 @@ func (c *configCheck) positiveSize(key string, v ByteSize) {
 // *ConfigError; it returns nil when c is fit to crawl with. Call it after
 // every source (file, flags, arguments) is merged: a crawl needs at least one
 // seed or sitemap, and a config file alone may lack them. It reads the files
-// the config names (fetch.ca_file, fetch.auth's password files) and
-// contacts nothing.
+// the config names (fetch.ca_file, fetch.auth's password files), looks for
+// the browser when render.enabled, and contacts nothing.
 func (c Config) Validate() error {
 	var ck configCheck
 	ck.userAgent(c.UserAgent)
@@ -394,6 +416,7 @@ func (c Config) Validate() error {
 	ck.fetch(c.Fetch)
 	ck.output(c.Output)
 	ck.daemon(c.Daemon)
+	ck.render(c.Render)
 	ck.oneOf("log.format", c.Log.Format, "text", "json")
 	ck.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	var cerr *cluster.ConfigError

@@ -97,6 +97,7 @@ type response struct {
 	proto     string      // "HTTP/1.1", "HTTP/2.0"
 	reqHeader http.Header // as sent, for WARC
 	remoteIP  string
+	archived  bool // in the WARC already: a render's answer, reused (renderer.go)
 }
 
 // errBodyDecode marks a body whose Content-Encoding could not be undone.

@@ -40,8 +40,14 @@ type hosts struct {
 	// this worker's to ask, and keeps their waits for a successor; nil on
 	// one machine.
 	shared *shared
+	// renderTabs is render.tabs when render.enabled, 0 otherwise: a host
+	// has at most that many of its pages visited (fetched, then
+	// rendered) at once, so that one site cannot hold every worker
+	// waiting for a tab.
+	renderTabs int
 
 	mu        sync.Mutex
+	rendering map[string]int       // page leases out while rendering is on, by origin
 	pages     map[string]int       // pages fetched this run, by origin
 	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
 	reading   map[string]int       // sitemap leases out, by origin
@@ -62,7 +68,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		front:  front, saved: st.Robots, obs: obs, log: log,
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
-		reading: map[string]int{}, linking: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
+		reading: map[string]int{}, linking: map[string]int{}, rendering: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
 		noHead: map[string]bool{},
 		asked:  map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
@@ -385,6 +391,9 @@ func (h *hosts) out(l leaseOut) {
 	case l.linked:
 		h.linking[l.origin]++
 	}
+	if l.budgeted && h.renderTabs > 0 {
+		h.rendering[l.origin]++
+	}
 }
 
 // back counts a lease settled, its URLs in the frontier, and readies the
@@ -397,11 +406,19 @@ func (h *hosts) back(l leaseOut) {
 	case l.linked:
 		h.linking[l.origin]--
 	}
+	if l.budgeted && h.renderTabs > 0 {
+		if h.rendering[l.origin]--; h.rendering[l.origin] <= 0 {
+			delete(h.rendering, l.origin)
+		}
+	}
 	none := h.reading[l.origin] == 0 && h.linking[l.origin] == 0
-	held := none && h.heldBack[l.origin]
+	free := none && (h.renderTabs == 0 || h.rendering[l.origin] < h.renderTabs)
+	held := free && h.heldBack[l.origin]
 	if none {
 		delete(h.reading, l.origin)
 		delete(h.linking, l.origin)
+	}
+	if free {
 		delete(h.heldBack, l.origin)
 	}
 	h.mu.Unlock()
@@ -454,8 +471,10 @@ func (h *hosts) firstSitemaps(l *frontier.Lease) bool {
 
 // mustWait reports whether page lease l must wait: for a sitemap of its
 // host being read, if no sitemap listed it yet, or for its host's linked
-// pages being visited, if no link reached it yet. If so the host is not
-// handed out until they are done, and the caller gives l back.
+// pages being visited, if no link reached it yet, or, when pages are
+// rendered, for one of the render.tabs pages of its host being visited
+// (one render is one lease of its host). If so the host is not handed out
+// until they are done, and the caller gives l back.
 func (h *hosts) mustWait(l *frontier.Lease) bool {
 	if l.Kind != frontier.KindPage {
 		return false
@@ -464,7 +483,8 @@ func (h *hosts) mustWait(l *frontier.Lease) bool {
 	defer h.mu.Unlock()
 	forSitemap := !l.InSitemap && h.reading[l.Origin] > 0
 	forLinks := l.LinkDepth < 0 && h.linking[l.Origin] > 0
-	if !forSitemap && !forLinks {
+	forRender := h.renderTabs > 0 && !l.Requisite && h.rendering[l.Origin] >= h.renderTabs
+	if !forSitemap && !forLinks && !forRender {
 		return false
 	}
 	h.front.SetReady(l.Origin, farFuture)

@@ -33,6 +33,7 @@ type page struct {
 	ctype   string
 	body    string
 	headers map[string]string
+	hang    bool // never answered: the handler ends when the client goes
 }
 
 type hit struct {
@@ -66,6 +67,13 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		http.NotFound(w, r)
+		return
+	}
+	if p.hang {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
 		return
 	}
 	for k, v := range p.headers {

@@ -62,6 +62,12 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 		c.hosts.pass(l.Origin, now)
 		return done(storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"})
 	}
+	if resp, ok := c.fetchedForRender(l); ok {
+		// A render asked for it this run, through the same path: not
+		// asked again.
+		c.hosts.pass(l.Origin, now)
+		return c.answer(ctx, l, resp, prev, known)
+	}
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
@@ -81,7 +87,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 	if o, ok := c.unanswered(l, resp, out, err); ok {
 		return o
 	}
-	return c.answer(l, resp, prev, known)
+	return c.answer(ctx, l, resp, prev, known)
 }
 
 // unanswered is what becomes of a request whose answer is not one to act

@@ -79,6 +79,14 @@ type Record struct {
 	// scope.max_links_per_page: found, neither followed nor in the link
 	// graph.
 	LinksCut int `json:"links_cut,omitempty"`
+
+	// Rendered marks a page rendered in the browser (render.enabled):
+	// its page facts are the rendered page's, and RenderMS how long the
+	// render took. RenderError says why a page was not rendered; it
+	// keeps the links and facts of its served HTML.
+	Rendered    bool   `json:"rendered,omitempty"`
+	RenderMS    int64  `json:"render_ms,omitempty"`
+	RenderError string `json:"render_error,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.
@@ -203,6 +211,9 @@ type Link struct {
 	Rel      string `json:"rel,omitempty"`
 	Nofollow bool   `json:"nofollow,omitempty"`
 	Anchor   string `json:"anchor,omitempty"`
+	// Rendered marks a link found only in the rendered page (or a route
+	// its script took), not in the HTML served.
+	Rendered bool `json:"rendered,omitempty"`
 }
 
 // WriteLink appends l as one line: the link graph is written as the

@@ -656,6 +656,8 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *string { return &c.Output.MirrorLinks }, str)
 	bindFlag(f, "warc", "output.warc", "write WARC files into `directory`",
 		func(c *crawler.Config) *string { return &c.Output.WARC }, str)
+	bindFlag(f, "render", "render.enabled", "render HTML pages in headless Chromium and follow the links of the rendered page too",
+		func(c *crawler.Config) *bool { return &c.Render.Enabled }, parseBoolFlag)
 	bindFlag(f, "daemon", "daemon.enabled", "run until stopped, re-crawling on schedule",
 		func(c *crawler.Config) *bool { return &c.Daemon.Enabled }, parseBoolFlag)
 	bindFlag(f, "recrawl", "daemon.recrawl", "revisit a URL `duration` after its last visit",

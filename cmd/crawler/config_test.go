@@ -140,6 +140,12 @@ cluster:
   worker: w1
   partitions: 64
   lease: 20s
+render:
+  enabled: true
+  browser: /bin/sh
+  tabs: 3
+  timeout: 30s
+  settle: 1s
 `
 
 func allKeysConfig() crawler.Config {
@@ -168,6 +174,7 @@ func allKeysConfig() crawler.Config {
 		Log:    crawler.LogConfig{Format: "json", Level: "debug"},
 		Cluster: cluster.Config{NATS: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", Name: "site-audit", Worker: "w1",
 			Partitions: 64, Lease: 20 * time.Second},
+		Render: crawler.RenderConfig{Enabled: true, Browser: "/bin/sh", Tabs: 3, Timeout: 30 * time.Second, Settle: time.Second},
 	}
 }
 
@@ -401,6 +408,7 @@ func TestConfigFlags(t *testing.T) {
 		{"mirror", []string{"--mirror", "m"}, func(c *crawler.Config) { c.Output.MirrorDir = "m" }},
 		{"warc", []string{"--warc", "w"}, func(c *crawler.Config) { c.Output.WARC = "w" }},
 		{"daemon", []string{"--daemon=false"}, func(c *crawler.Config) { c.Daemon.Enabled = false }},
+		{"render", []string{"--render=false"}, func(c *crawler.Config) { c.Render.Enabled = false }},
 		{"recrawl", []string{"--recrawl", "1h"}, func(c *crawler.Config) { c.Daemon.Recrawl = time.Hour }},
 		{"listen", []string{"--listen", "127.0.0.1:0"}, func(c *crawler.Config) { c.Daemon.Listen = "127.0.0.1:0" }},
 		{"log-format", []string{"--log-format", "json"}, func(c *crawler.Config) { c.Log.Format = "json" }},
