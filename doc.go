@@ -58,6 +58,15 @@
 //     page budget; otherwise checked by checkLink. At max_pages the
 //     dispatcher still hands out what counts toward no budget, putting
 //     off the hosts whose next URL is a page.
+//   - rendering (renderer.go), with render.enabled, renders each 2xx HTML
+//     page of the crawl in package storage/render's headless browser while
+//     its lease is held, and is the browser's network: each request it
+//     makes is judged (scheme, scope or scope.requisites, robots.txt) and
+//     sent through the exchange, archived, or answered from the bodies
+//     this run kept. The rendered page's links join the served page's
+//     (answer.go); a host has at most render.tabs pages visited at once.
+//     In a crawl shared by several workers, a browser's request to a host
+//     another worker holds fails in the browser.
 //   - shared (shared.go), in a crawl shared by several workers (the
 //     cluster block, frontier/cluster), owns this worker's part: which
 //     hosts it may ask (hosts consult it before the gate), what must reach
