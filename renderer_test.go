@@ -1,7 +1,9 @@
 package crawler
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,6 +157,15 @@ func TestRenderSPA(t *testing.T) {
 	if !served["/endless→/docs/"] || rendered["/endless→/docs/"] {
 		t.Errorf("the links of a page not rendered are its served HTML's: served %v", served)
 	}
+	warcText := warcTargets(t, cfg.Output.WARC)
+	for _, p := range []string{"/api/menu.json", "/app.js", "/img/pic.png"} {
+		if n := strings.Count(warcText, "WARC-Target-URI: "+s.www.URL+p+"\r\n"); n != 2 {
+			t.Errorf("%s: %d WARC records, want 2 (its request and response)", p, n)
+		}
+	}
+	if !strings.Contains(warcText, "WARC-Target-URI: "+s.api.URL+"/data.json") {
+		t.Errorf("the cross-host request is not in the WARC")
+	}
 	if sum.Stopped != "drained" {
 		t.Errorf("stopped: %s", sum.Stopped)
 	}
@@ -203,6 +214,30 @@ func linkGraph(t *testing.T, path, base string) (rendered, served map[string]boo
 		}
 	}
 	return rendered, served
+}
+
+// warcTargets is the text of the WARC files in dir, decompressed.
+func warcTargets(t *testing.T, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	var all strings.Builder
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(zr)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	return all.String()
 }
 
 // The cache of bodies for the browser keeps at most its size, dropping
