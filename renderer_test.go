@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/render"
 )
@@ -258,5 +259,42 @@ func TestBodyCacheBound(t *testing.T) {
 	}
 	if !slices.Equal(kept, []string{"a", "c", "d", "e"}) || b.used > 900 {
 		t.Errorf("kept %v (%d bytes), want [a c d e] within 900", kept, b.used)
+	}
+}
+
+// With rendering on, a host has at most render.tabs of its pages visited
+// at once: its next page waits (its requisites do not), and the host is
+// handed out again when one of them is settled.
+func TestRenderTabsPerHost(t *testing.T) {
+	cfg := testConfig(t, "http://a.test/")
+	cfg.Render = RenderConfig{Enabled: true, Browser: "/bin/sh", Tabs: 2, Timeout: time.Second, Settle: time.Second}
+	c, err := New(cfg, Options{}) // the browser starts on the first render only
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const origin = "http://a.test"
+	lease := func(requisite bool) *frontier.Lease {
+		return &frontier.Lease{Item: frontier.Item{URL: frontier.URL{Origin: origin}, Kind: frontier.KindPage, Requisite: requisite}}
+	}
+	out := leaseOut{origin: origin, kind: frontier.KindPage, budgeted: true}
+	for i := range 2 {
+		if c.hosts.mustWait(lease(false)) {
+			t.Fatalf("page %d waits; render.tabs is 2", i+1)
+		}
+		c.hosts.out(out)
+	}
+	if !c.hosts.mustWait(lease(false)) {
+		t.Error("a third page of the host does not wait")
+	}
+	if c.hosts.mustWait(lease(true)) {
+		t.Error("a requisite waits for the pages being rendered")
+	}
+	c.hosts.back(out)
+	c.hosts.mu.Lock()
+	held := c.hosts.heldBack[origin]
+	c.hosts.mu.Unlock()
+	if held || c.hosts.mustWait(lease(false)) {
+		t.Error("the host is still held back once a page is settled")
 	}
 }
