@@ -72,6 +72,7 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 type request struct {
 	url          string
 	robots       bool          // a robots.txt, asked for as text
+	accept       string        // the Accept header, when not a page's (a browser's XHR asks for JSON)
 	head         bool          // HEAD rather than GET
 	limit        int64         // the most body bytes read; 0 means maxBody
 	timeout      time.Duration // for the whole request; 0 means the fetcher's
@@ -185,9 +186,12 @@ func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, err
 	if f.userAgent != "" {
 		req.Header.Set("User-Agent", f.userAgent)
 	}
-	if r.robots {
+	switch {
+	case r.robots:
 		req.Header.Set("Accept", "text/plain, */*;q=0.5")
-	} else {
+	case r.accept != "":
+		req.Header.Set("Accept", r.accept)
+	default:
 		req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	}
 	req.Header.Set("Accept-Encoding", "gzip")

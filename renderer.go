@@ -98,7 +98,7 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 	if err := c.x.wait(ctx, origin); err != nil {
 		return nil, err
 	}
-	resp, _, err := c.x.do(ctx, origin, request{url: canon.Request, head: head, timeout: cfg.Fetch.Timeout}, nil)
+	resp, _, err := c.x.do(ctx, origin, request{url: canon.Request, head: head, accept: r.Header.Get("Accept"), timeout: cfg.Fetch.Timeout}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -143,6 +143,9 @@ func TestRenderSPA(t *testing.T) {
 		}
 		site.mu.Lock()
 		for _, h := range site.log {
+			if h.path == "/api/menu.json" && h.hdr.Get("Accept") != "*/*" {
+				t.Errorf("the script's fetch() went with Accept %q, not its own */*", h.hdr.Get("Accept"))
+			}
 			if ua := h.hdr.Get("User-Agent"); ua != cfg.UserAgent {
 				t.Errorf("%s %s: User-Agent %q", site.URL, h.path, ua)
 			}
