@@ -128,6 +128,7 @@ func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response
 	if c.rendersPage(l, resp) {
 		r := c.renderPage(ctx, l, resp) // holding no CPU slot: the browser works meanwhile
 		rd = &r
+		c.obs.render(r.err == nil)
 		if r.err != nil {
 			rec.RenderError = r.err.Error()
 		} else {
