@@ -116,10 +116,10 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 }
 
 // keep keeps an answer of this run, for the browser and for the
-// requisite leases of the same URL, unless it says to come back later or
-// is cut short. The body is not copied: nothing changes a response's body.
+// requisite leases of the same URL, unless it says to come back later,
+// is cut short, or is a 304 (which has no body). The body is not copied: nothing changes a response's body.
 func (r *rendering) keep(key string, resp *response) {
-	if r == nil || resp.truncated || resp.undecoded != "" || resp.status == 429 || resp.status >= 500 {
+	if r == nil || resp.truncated || resp.undecoded != "" || resp.status == 304 || resp.status == 429 || resp.status >= 500 {
 		return
 	}
 	r.kept.put(key, resp)
