@@ -10,8 +10,9 @@
 // again after a crash or every Options.RestartEvery pages (a long-lived
 // browser grows), and at most Options.Tabs pages in it at once. Render
 // serves the page's own document from the body the crawl fetched, waits
-// for the load event and then until nothing has been in flight and the
-// document has not changed for Options.Settle, and returns the rendered
+// for the load event and then until nothing has been in flight, no timer
+// the page set early (a link added after a delay) is still to fire, and
+// the document has not changed for Options.Settle, and returns the rendered
 // document's HTML and the URLs the page's script gave history.pushState or
 // replaceState. A page whose tab crashes, whose script never yields, or
 // that takes longer than Options.Timeout is an error; its tab is closed,

@@ -81,6 +81,13 @@ setTimeout(() => {
 	a.href = '/added-later';
 	document.getElementById('late').appendChild(a);
 }, 300);
+setTimeout(() => {
+	const a = document.createElement('a');
+	a.href = '/added-much-later';
+	document.getElementById('late').appendChild(a);
+}, 1500);
+const carousel = () => setTimeout(carousel, 100); // set again from its callback: does not hold the page
+carousel();
 `
 
 // A script-built page renders whole: links from a JSON API, a pushState
@@ -112,7 +119,7 @@ func TestRenderScriptBuiltPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`href="/docs/"`, `href="/blog/post-1"`, `href="/added-later"`} {
+	for _, want := range []string{`href="/docs/"`, `href="/blog/post-1"`, `href="/added-later"`, `href="/added-much-later"`} {
 		if !strings.Contains(res.HTML, want) {
 			t.Errorf("rendered page lacks %s:\n%s", want, res.HTML)
 		}

@@ -2,15 +2,42 @@ package render
 
 // pageScript runs in every document before its own scripts: it records
 // the URLs given to history.pushState and replaceState (a router's
-// routes), the time the document last changed, and hides service workers,
-// which could answer a page's requests from a cache of their own.
+// routes), the time the document last changed, and the timers the page
+// set that are still to fire, and hides service workers, which could
+// answer a page's requests from a cache of their own.
+//
+// A timer counts (the page is not quiet until it fired or was cleared)
+// when it is set in the page's first timerWindow ms, outside a timer's
+// own callback, for at most timerMost ms: the "link added after a
+// delay". A timer set again from its callback (a carousel, a poll) and
+// setInterval do not count, so that they cannot keep a page from
+// settling.
 const pageScript = `(() => {
 	if (window.__politecrawl) return;
+	const timerWindow = 5000, timerMost = 5000;
 	const routes = [];
-	let changed = Date.now();
+	const born = Date.now();
+	let changed = born;
+	const pending = new Set();
+	let inTimer = false;
+	const setT = window.setTimeout, clearT = window.clearTimeout;
+	window.setTimeout = function (fn, ms, ...args) {
+		const d = Number(ms) || 0;
+		if (inTimer || typeof fn !== 'function' || d > timerMost || Date.now() - born > timerWindow) {
+			return setT.apply(this, arguments);
+		}
+		const id = setT.call(this, function () {
+			pending.delete(id);
+			inTimer = true;
+			try { return fn.apply(this, args); } finally { inTimer = false; changed = Math.max(changed, Date.now()); }
+		}, ms);
+		pending.add(id);
+		return id;
+	};
+	window.clearTimeout = function (id) { pending.delete(id); return clearT.apply(this, arguments); };
 	window.__politecrawl = {
 		routes: () => routes.slice(0, 1000),
-		quietMS: () => Date.now() - changed,
+		quietMS: () => pending.size > 0 ? 0 : Date.now() - changed,
 	};
 	for (const name of ['pushState', 'replaceState']) {
 		const orig = history[name];
