@@ -85,7 +85,7 @@ setTimeout(() => {
 	const a = document.createElement('a');
 	a.href = '/added-much-later';
 	document.getElementById('late').appendChild(a);
-}, 1500);
+}, 3000);
 const carousel = () => setTimeout(carousel, 100); // set again from its callback: does not hold the page
 carousel();
 `
@@ -119,6 +119,7 @@ func TestRenderScriptBuiltPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("rendered in %v, %d requests", res.Took, res.Requests)
 	for _, want := range []string{`href="/docs/"`, `href="/blog/post-1"`, `href="/added-later"`, `href="/added-much-later"`} {
 		if !strings.Contains(res.HTML, want) {
 			t.Errorf("rendered page lacks %s:\n%s", want, res.HTML)

@@ -22,16 +22,15 @@ const pageScript = `(() => {
 	let inTimer = false;
 	const setT = window.setTimeout, clearT = window.clearTimeout;
 	window.setTimeout = function (fn, ms, ...args) {
-		const d = Number(ms) || 0;
-		if (inTimer || typeof fn !== 'function' || d > timerMost || Date.now() - born > timerWindow) {
-			return setT.apply(this, arguments);
-		}
+		if (typeof fn !== 'function') return setT.apply(this, arguments);
+		const counts = !inTimer && (Number(ms) || 0) <= timerMost && Date.now() - born <= timerWindow;
 		const id = setT.call(this, function () {
 			pending.delete(id);
+			const outer = inTimer;
 			inTimer = true;
-			try { return fn.apply(this, args); } finally { inTimer = false; changed = Math.max(changed, Date.now()); }
+			try { return fn.apply(this, args); } finally { inTimer = outer; }
 		}, ms);
-		pending.add(id);
+		if (counts) pending.add(id);
 		return id;
 	};
 	window.clearTimeout = function (id) { pending.delete(id); return clearT.apply(this, arguments); };
