@@ -77,6 +77,7 @@ type request struct {
 	timeout      time.Duration // for the whole request; 0 means the fetcher's
 	etag         string        // for If-None-Match on a revisit
 	lastModified string        // for If-Modified-Since on a revisit
+	attempt      int           // failed attempts of url before this one, for the gate's backoff
 	sent         func(time.Time)
 	answered     func(time.Time) // the first byte of the answer came
 }

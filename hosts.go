@@ -248,8 +248,8 @@ func (h *hosts) release(origin string, now time.Time, r politeness.Result) polit
 		h.shared.handed(origin, -1)
 	}
 	h.ready(origin, now)
-	if r.Status == 429 || r.Status == 503 {
-		h.persistWait(origin, out.RetryAt)
+	if out.Wait && (r.Status == 429 || r.Status == 503) {
+		h.persistWait(origin, out.Until)
 	}
 	if out.Parked != "" {
 		h.park(origin, out.Parked)

@@ -73,7 +73,10 @@
 //
 // Next hands out a URL as a Lease without writing anything: the URL stays
 // queued on disk and is only marked leased in memory, so a crash gives
-// every lease back. Done, Retry and Release(at) change the URL in one
+// every lease back. A URL given back with Retry is due at its own time
+// (the crawl's backoff for that URL), like any delayed URL: its host's
+// other URLs are handed out meanwhile, as SetReady allows, so that one
+// failing URL does not hold its host. Done, Retry and Release(at) change the URL in one
 // transaction (Done with the links found and the caller's Hook), synced to
 // disk before they return: a Done that returned is never lost, a URL done
 // is never handed out again unless a revisit is scheduled, and at most the
