@@ -91,7 +91,7 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 // false when resp is to be acted on.
 func (c *Crawler) unanswered(l *frontier.Lease, resp *response, out politeness.Outcome, err error) (outcome, bool) {
 	switch {
-	case (err != nil || resp.status == 429 || resp.status >= 500) && l.Attempts < c.conf().Fetch.Retries:
+	case out.Failed && l.Attempts < c.conf().Fetch.Retries:
 		return retry(out.RetryAt), true
 	case err != nil:
 		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})

@@ -567,7 +567,7 @@ type HostState struct {
 	DelayText  string        `json:"delay"`
 	DelayWhy   Why           `json:"delay_why"`
 	InFlight   int           `json:"in_flight"`
-	ErrStreak  int           `json:"error_streak"`
+	ErrStreak  int           `json:"error_streak"` // different URLs failed in a row
 	NextAt     time.Time     `json:"next_eligible,omitzero"`
 	Parked     string        `json:"parked,omitempty"`
 	Waiting    bool          `json:"waiting"`
