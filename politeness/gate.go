@@ -417,9 +417,14 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	}
 	g.paceLocked(h, now, r)
 	if r.Err == nil && r.Status < 500 && r.Status != 429 {
-		h.streak, h.failing = 0, h.failing[:0]
+		h.streak, h.failing = 0, nil
 		return Outcome{}
 	}
+	return g.failLocked(h, now, r)
+}
+
+// failLocked judges failure r of a request to h, as Release says.
+func (g *Gate) failLocked(h *host, now time.Time, r Result) Outcome {
 	g.failedLocked(h, r.URL)
 	var wait time.Duration
 	var why Why
@@ -498,8 +503,8 @@ func (g *Gate) failedLocked(h *host, url string) {
 // BackoffMax, with full jitter in its upper half so that many hosts
 // failing together do not retry in step. The base is two of the host's
 // intervals, and at least BackoffBase: a backoff is counted in the host's
-// own pace, so that a crawl at 50ms and one at 5s both skip a few turns
-// at first, and a few hundred before a host is given up on.
+// own pace, so that a crawl at 50ms and one at 5s both skip a turn or two
+// at first.
 func (g *Gate) backoffLocked(h *host, n int) time.Duration {
 	d := max(g.cfg.BackoffBase, 2*g.intervalOf(h))
 	for i := 1; i < n && d < g.cfg.BackoffMax; i++ {
@@ -556,7 +561,7 @@ func (g *Gate) Unpark(origin string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	h := g.host(origin)
-	h.parked, h.streak, h.failing = "", 0, h.failing[:0]
+	h.parked, h.streak, h.failing = "", 0, nil
 	h.wake()
 }
 
