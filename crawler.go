@@ -157,7 +157,7 @@ func (c *Crawler) open() (err error) {
 	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
 	c.budget.most = func() int { return c.conf().Scope.MaxPages }
 	c.obs.gauges = c.gauges
-	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
+	if c.out, err = openOutputs(c.cfg, c.opts, c.log, c.state.Digests); err != nil {
 		return err
 	}
 	c.relink = &relinker{

@@ -25,6 +25,7 @@ type outputs struct {
 	links  *storage.Inventory // the link graph
 	mirror *mirror.Mirror
 	warc   *warc.Writer
+	index  warc.Index // of what the WARC files hold
 	log    *slog.Logger
 
 	mu sync.Mutex // one inventory line at a time, each whole
@@ -32,8 +33,8 @@ type outputs struct {
 	mirrored atomic.Int64 // pages saved in or removed from the mirror, and nothing else: relinkEvery reads a change in it
 }
 
-func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
-	o := &outputs{log: log}
+func openOutputs(cfg Config, opts Options, log *slog.Logger, digests warc.Index) (*outputs, error) {
+	o := &outputs{log: log, index: digests}
 	var err error
 	switch {
 	case opts.Inventory != nil:
@@ -60,6 +61,7 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 		o.warc, err = warc.NewWriter(warc.Options{
 			Dir: cfg.Output.WARC, MaxSize: int64(cfg.Output.WARCMaxSize),
 			Software: "politecrawl", Info: map[string]string{"http-header-user-agent": cfg.UserAgent},
+			Index: digests,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("output.warc: %w", err)
@@ -134,21 +136,39 @@ func (o *outputs) removeMirror(u *url.URL, contentType string) error {
 	return nil
 }
 
-// saveWARC writes the exchange as WARC records and returns the reference to
-// keep for the next visit (prev when nothing new was stored).
+// saveWARC writes the exchange as WARC records, the body as received, and
+// returns the reference to keep for the next visit.
 func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev warc.Ref) (warc.Ref, error) {
 	if o.warc == nil {
 		return prev, nil
 	}
+	body, cut := resp.body, resp.truncated
+	if resp.raw != nil {
+		body, cut = resp.raw, resp.rawCut
+	}
 	ref, err := o.warc.WriteExchange(warc.Exchange{
 		Date: sent, URL: u, RequestHeader: resp.reqHeader, RemoteAddr: resp.remoteIP,
-		Proto: resp.proto, Status: resp.status, Header: resp.header, Body: resp.body,
-		Decoded: resp.decoded, Truncated: resp.truncated,
+		Proto: resp.proto, Status: resp.status, Reason: resp.reason, Header: resp.header,
+		Body: body, Truncated: cut,
 	}, prev)
 	if err != nil {
 		return prev, fmt.Errorf("write %s: %w", u, err)
 	}
 	return ref, nil
+}
+
+// archived reports whether a 304 for the URL has a record in the WARC
+// files to refer to: ref, the page record's, or one the index knows. With
+// no WARC every URL has.
+func (o *outputs) archived(rawURL string, ref warc.Ref) bool {
+	if o.warc == nil || ref.TargetURI != "" {
+		return true
+	}
+	if o.index == nil {
+		return false
+	}
+	_, ok, err := o.index.ByURL(mustParse(rawURL).String())
+	return ok && err == nil
 }
 
 func (o *outputs) flush() error {

@@ -112,10 +112,11 @@ func (c *Crawler) previous(l *frontier.Lease) (storage.Page, bool) {
 
 // pageRequest is the request for a page or sitemap lease. A revisit asks
 // whether what was fetched changed; validators of an error answer are not
-// asked about.
+// asked about, nor those of a body the WARC files do not hold (WARC turned
+// on for an existing state_dir), whose 304 would be a revisit of nothing.
 func (c *Crawler) pageRequest(l *frontier.Lease, prev storage.Page, known bool) request {
 	r := request{url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout, attempt: l.Attempts}
-	if known && prev.Status >= 200 && prev.Status < 300 {
+	if known && prev.Status >= 200 && prev.Status < 300 && c.out.archived(l.Request, prev.WARC) {
 		r.etag, r.lastModified = prev.ETag, prev.LastModified
 	}
 	return r

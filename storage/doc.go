@@ -8,6 +8,9 @@
 //     found — status, ETag, Last-Modified, content hash, unchanged streak,
 //     mirror path, WARC reference — in a bbolt database shared with the
 //     frontier, under buckets named "storage.*";
+//   - the WARC writer's index of archived payloads (Digests, a
+//     warc.Index): by payload digest and by URL, so that identical bodies
+//     and 304s become revisits of records the WARC files hold;
 //   - the state database itself (Open, State, RobotsStates).
 //
 // The bodies are kept by its subpackages, one job each: storage/mirror
