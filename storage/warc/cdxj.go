@@ -69,7 +69,9 @@ func indexEntry(warcHeader func(string) string, httpHead []byte, offset, length 
 		return Entry{}, false
 	}
 	e := Entry{
-		URL: warcHeader("WARC-Target-URI"), Status: status, Digest: warcHeader("WARC-Payload-Digest"),
+		URL: warcHeader("WARC-Target-URI"), Status: status,
+		// As warcio and pywb write it: the base32 digits without "sha1:".
+		Digest: strings.TrimPrefix(warcHeader("WARC-Payload-Digest"), "sha1:"),
 		Length: strconv.FormatInt(length, 10), Offset: strconv.FormatInt(offset, 10),
 		Filename: filename, date: date,
 	}
@@ -146,18 +148,27 @@ func IndexFile(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	name := filepath.Base(path)
-	count := &countingReader{r: f}
+	lines, _, err := IndexRecords(f, filepath.Base(path))
+	return lines, err
+}
+
+// IndexRecords reads a WARC file written one record to a gzip member, as
+// Writer writes them, from r, and returns its CDXJ lines (unsorted, each
+// naming filename) and where its last whole record ends. A torn or
+// unreadable member ends the index, with an error saying where: the
+// records before it are indexed, and end is where they end, so that a
+// file still being written can be copied up to end and indexed by lines.
+func IndexRecords(r io.Reader, filename string) (lines []string, end int64, err error) {
+	count := &countingReader{r: r}
 	br := bufio.NewReaderSize(count, 64<<10)
 	var zr gzip.Reader
-	var lines []string
 	for {
 		offset := count.n - int64(br.Buffered())
 		if _, err := br.Peek(1); errors.Is(err, io.EOF) {
-			return lines, nil
+			return lines, offset, nil
 		}
 		if err := zr.Reset(br); err != nil {
-			return lines, fmt.Errorf("%s at %d: %w", name, offset, err)
+			return lines, offset, fmt.Errorf("%s at %d: %w", filename, offset, noEOF(err))
 		}
 		zr.Multistream(false)
 		header, head, err := recordHead(&zr)
@@ -165,10 +176,10 @@ func IndexFile(path string) ([]string, error) {
 			_, err = io.Copy(io.Discard, &zr)
 		}
 		if err != nil {
-			return lines, fmt.Errorf("%s at %d: %w", name, offset, noEOF(err))
+			return lines, offset, fmt.Errorf("%s at %d: %w", filename, offset, noEOF(err))
 		}
-		end := count.n - int64(br.Buffered())
-		if e, ok := indexEntry(header.Get, head, offset, end-offset, name); ok {
+		next := count.n - int64(br.Buffered())
+		if e, ok := indexEntry(header.Get, head, offset, next-offset, filename); ok {
 			lines = append(lines, e.Line())
 		}
 	}
@@ -220,7 +231,9 @@ func recordHead(r io.Reader) (http.Header, []byte, error) {
 // reversed and comma-separated (an IP address's too) with a leading "www"
 // dropped, the port kept unless it is the default, then ")", the path and
 // the query with its parameters sorted, all in lower case and without
-// fragment; a trailing slash is dropped unless the path is only "/".
+// fragment. It is the key webrecorder's warcio.js makes, which
+// replayweb.page looks URLs up by (a trailing slash is kept, where
+// Python's surt drops it).
 func SURT(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -250,9 +263,6 @@ func SURT(raw string) string {
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
-	}
-	if len(path) > 1 {
-		path = strings.TrimSuffix(path, "/")
 	}
 	b.WriteString(strings.ToLower(path))
 	if u.RawQuery != "" {

@@ -33,8 +33,10 @@
 // in memory (some 300 bytes a record); NewWriter writes the index of any
 // file a killed run left without one, from its records (IndexFile), up to
 // a torn last record. Request records are not indexed (the crawler makes
-// no POST for a replay tool to match), as webrecorder's cdxj-indexer
-// leaves them out by default.
+// no POST for a replay tool to match). The lines are those webrecorder's
+// warcio.js (`warcio cdx-index`) makes of the same file, byte for byte:
+// the digest without its "sha1:", the SURT key as warcio.js makes it
+// (TestWarcioAgrees checks it when node and warcio are at hand).
 //
 // Reader reads such files back and checks their digests. The crawler itself
 // never reads WARC files; the reader is here because the tests use it to
@@ -51,7 +53,7 @@
 // WARC-Refers-To, WARC-Refers-To-Target-URI and WARC-Refers-To-Date, and the
 // record-at-a-time gzip and file naming of annexes A and B. The index
 // follows webrecorder's CDXJ (specs.webrecorder.net, "CDXJ") with keys made
-// as Python's surt makes them (SURT).
+// as warcio.js makes them (SURT).
 //
 // # Deviations and caveats
 //

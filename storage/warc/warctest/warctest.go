@@ -216,7 +216,7 @@ func resolve(f *os.File, base, line string) error {
 	}
 	ts := strings.NewReplacer("-", "", ":", "", "T", "", "Z", "").Replace(r.Get("WARC-Date"))
 	if (r.Type != "response" && r.Type != "revisit") || r.Get("WARC-Target-URI") != e.URL ||
-		strconv.Itoa(r.HTTPStatus) != e.Status || r.Get("WARC-Payload-Digest") != e.Digest || ts != parts[1] {
+		strconv.Itoa(r.HTTPStatus) != e.Status || strings.TrimPrefix(r.Get("WARC-Payload-Digest"), "sha1:") != e.Digest || ts != parts[1] {
 		return fmt.Errorf("leads to a %s record of %s, status %d", r.Type, r.Get("WARC-Target-URI"), r.HTTPStatus)
 	}
 	return nil
