@@ -35,6 +35,7 @@ func commands() []command {
 		{"report", "write the audit of a crawl's inventory and link graph", runReport},
 		{"validate", "check a YAML config as a crawl would, contacting nothing", runValidate},
 		{"cluster", "show the workers of a crawl shared through NATS (cluster status)", runCluster},
+		{"wacz", "package a crawl's WARC files as a WACZ (replayweb.page, pywb)", runWACZ},
 		{"robots", "check URLs against a robots.txt (RFC 9309)", runRobots},
 		{"sitemap", "list the page URLs of sitemaps and sitemap indexes", runSitemap},
 		{"version", "print the version", runVersion},
