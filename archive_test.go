@@ -94,3 +94,51 @@ func TestCrawlArchivesAsReceived(t *testing.T) {
 		}
 	}
 }
+
+// TestWARCTurnedOnLater crawls without a WARC, then again with one
+// (--refresh on the same state_dir): the page with an ETag, whose body no
+// WARC file holds, is asked for without validators, so that the archive
+// gets its body rather than a 304 with no original to refer to.
+func TestWARCTurnedOnLater(t *testing.T) {
+	s := newSite(t)
+	var conditional int
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && r.Header.Get("If-None-Match") == `"v1"` {
+			conditional++
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		s.serve(w, r)
+	})
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.set("/", page{body: `<title>Home</title>`, headers: map[string]string{"ETag": `"v1"`}})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Fetch.Workers = 1
+	runCrawl(t, cfg)
+
+	cfg.Output.WARC = t.TempDir()
+	for pass, want := range []int{0, 1} { // the first pass with a WARC may not ask, the second may
+		c, err := New(cfg, Options{Refresh: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if conditional != want {
+			t.Errorf("pass %d with a WARC: %d conditional requests so far, want %d", pass+1, conditional, want)
+		}
+	}
+	var kinds []string
+	for _, r := range warctest.Check(t, cfg.Output.WARC) {
+		if r.Get("WARC-Target-URI") == s.URL+"/" && r.Type != "request" {
+			kinds = append(kinds, r.Type)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "response revisit" {
+		t.Errorf("/ archived as %q, want a response, then a revisit of it", got)
+	}
+}

@@ -162,10 +162,19 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 }
 
 // archive writes an exchange that is no URL's visit (robots.txt) to the
-// WARC files; failing to keep it stops the crawl, as any output's failure.
+// WARC files, and its record to the index of payloads; failing to keep it
+// stops the crawl, as any output's failure.
 func (c *Crawler) archive(u *url.URL, resp *response) {
-	if _, err := c.out.saveWARC(u, resp, resp.sent, warc.Ref{}); err != nil {
+	if c.out.warc == nil {
+		return
+	}
+	ref, err := c.out.saveWARC(u, resp, resp.sent, warc.Ref{})
+	if err != nil {
 		c.writeFailed(&writeError{output: "output.warc", err: err})
+		return
+	}
+	if err := c.state.Digests.Add(u.String(), ref); err != nil {
+		c.writeFailed(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err))
 	}
 }
 

@@ -97,11 +97,16 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		target = &o.links[0]
 	}
 	recs, chainHook := c.chains.settle(l, rec, target)
-	var pageHook storage.Hook
+	var pageHook, warcHook storage.Hook
 	if o.page != nil {
 		pageHook = c.pages.PutHook(*o.page)
+		if c.out.warc != nil {
+			// The record holding the page's payload, for the revisits
+			// of the WARC writer (identical bodies, a 304).
+			warcHook = c.state.Digests.AddHook(mustParse(l.Request).String(), o.page.WARC)
+		}
 	}
-	fo.Hook = storage.Hooks(pageHook, chainHook)
+	fo.Hook = storage.Hooks(pageHook, chainHook, warcHook)
 	// The records are written before the URL is done: a kill in between
 	// repeats the visit and its records, but never loses them.
 	if err := c.out.linkGraph(o.graph); err != nil {

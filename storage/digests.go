@@ -18,7 +18,8 @@ var digestsBucket = []byte("storage.digests")
 // Digests is the WARC writer's index (warc.Index) in the state database:
 // which record holds a payload, so that an identical body at any URL
 // becomes a revisit, and which holds a URL's last payload, so that a 304
-// finds its original when the page record names none. It is safe for
+// finds its original when the page record names none. The crawler adds
+// each page's Ref with its page record (AddHook). It is safe for
 // concurrent use, as bbolt is.
 type Digests struct {
 	db *bbolt.DB
@@ -37,14 +38,23 @@ func (d *Digests) ByURL(uri string) (warc.Ref, bool, error) {
 }
 
 // Add records ref as the holder of its payload digest, unless an earlier
-// record is, and as uri's last payload. Concurrent calls share a commit
-// (bbolt's Batch).
+// record is, and as uri's last payload, in a transaction of its own.
 func (d *Digests) Add(uri string, ref warc.Ref) error {
-	v, err := json.Marshal(ref)
-	if err != nil {
-		return err
-	}
-	return d.db.Batch(func(tx *bbolt.Tx) error {
+	return d.db.Update(d.AddHook(uri, ref))
+}
+
+// AddHook returns a function that does what Add does within a writable
+// transaction of the State's database, for frontier.Outcome.Hook: the
+// Ref commits with the page record that holds it. A zero Ref adds nothing.
+func (d *Digests) AddHook(uri string, ref warc.Ref) Hook {
+	return func(tx *bbolt.Tx) error {
+		if ref.TargetURI == "" {
+			return nil
+		}
+		v, err := json.Marshal(ref)
+		if err != nil {
+			return err
+		}
 		b := tx.Bucket(digestsBucket)
 		if b == nil {
 			return errors.New("no digests bucket in this database")
@@ -55,7 +65,7 @@ func (d *Digests) Add(uri string, ref warc.Ref) error {
 			}
 		}
 		return b.Put([]byte("u"+uri), v)
-	})
+	}
 }
 
 func (d *Digests) get(key string) (warc.Ref, bool, error) {

@@ -14,7 +14,9 @@
 // (the caller's Ref, or the Index's record for the URL); a complete body
 // whose SHA-1 equals that of one already archived, at this URL or any
 // other (the Index, kept by the crawler in its state database), an
-// identical-payload-digest revisit; anything else a full response. Both
+// identical-payload-digest revisit; anything else a full response. The
+// caller teaches the Index the Ref each exchange returns (the crawler
+// commits it with the page record, in the same transaction). Both
 // revisits always carry WARC-Refers-To, WARC-Refers-To-Target-URI and
 // WARC-Refers-To-Date, which is what pywb and replayweb.page need to load
 // the original. A 304 with no archived original at all is kept as a

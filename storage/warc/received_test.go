@@ -43,14 +43,26 @@ func (m *memIndex) ByURL(u string) (warc.Ref, bool, error) {
 	return r, ok, nil
 }
 
-func (m *memIndex) Add(u string, ref warc.Ref) error {
+// add learns what WriteExchange returned, as the crawler does.
+func (m *memIndex) add(u string, ref warc.Ref) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if ref.TargetURI == "" {
+		return
+	}
 	if _, ok := m.digest[ref.PayloadDigest]; !ok {
 		m.digest[ref.PayloadDigest] = ref
 	}
 	m.url[u] = ref
-	return nil
+}
+
+// write is WriteExchange, the index learning its Ref.
+func (m *memIndex) write(w *warc.Writer, e warc.Exchange, prev warc.Ref) (warc.Ref, error) {
+	ref, err := w.WriteExchange(e, prev)
+	if err == nil {
+		m.add(e.URL.String(), ref)
+	}
+	return ref, err
 }
 
 var start = time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
@@ -84,18 +96,18 @@ func TestArchiveAsReceived(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := gzipped(t, "<html><title>gz</title></html>")
-	home, err := w.WriteExchange(ex("http://example.com/", 0, 200, http.Header{
+	home, err := idx.write(w, ex("http://example.com/", 0, 200, http.Header{
 		"Content-Type": {"text/html"}, "Content-Encoding": {"gzip"}, "Transfer-Encoding": {"chunked"}, "Etag": {`"v1"`},
 	}, page), warc.Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same := []byte("the same bytes")
-	first, err := w.WriteExchange(ex("http://example.com/a", time.Second, 200, http.Header{"Content-Type": {"text/plain"}}, same), warc.Ref{})
+	first, err := idx.write(w, ex("http://example.com/a", time.Second, 200, http.Header{"Content-Type": {"text/plain"}}, same), warc.Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dup, err := w.WriteExchange(ex("http://example.com/b", 2*time.Second, 200, http.Header{"Content-Type": {"text/plain"}}, same), warc.Ref{})
+	dup, err := idx.write(w, ex("http://example.com/b", 2*time.Second, 200, http.Header{"Content-Type": {"text/plain"}}, same), warc.Ref{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +115,11 @@ func TestArchiveAsReceived(t *testing.T) {
 		t.Errorf("identical body at /b: ref %+v, want /a's %+v", dup, first)
 	}
 	// A 304 whose page record names no record: the index knows the URL's.
-	if ref, err := w.WriteExchange(ex("http://example.com/", time.Hour, 304, http.Header{"Etag": {`"v1"`}}, nil), warc.Ref{}); err != nil || ref != home {
+	if ref, err := idx.write(w, ex("http://example.com/", time.Hour, 304, http.Header{"Etag": {`"v1"`}}, nil), warc.Ref{}); err != nil || ref != home {
 		t.Errorf("304 of /: ref %+v, %v; want the first response's %+v", ref, err, home)
 	}
 	// A 304 of a URL never archived: kept as a response, not indexed.
-	if _, err := w.WriteExchange(ex("http://example.com/new", time.Hour, 304, nil, nil), warc.Ref{}); err != nil {
+	if _, err := idx.write(w, ex("http://example.com/new", time.Hour, 304, nil, nil), warc.Ref{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

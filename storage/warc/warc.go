@@ -50,23 +50,20 @@ type Options struct {
 	Software string            // the warcinfo "software" field, e.g. "politecrawl/1.0"
 	Info     map[string]string // more warcinfo fields (operator, http-header-user-agent, robots, ...)
 	// Index, when not nil, finds payloads already archived, at any URL,
-	// so that an identical body becomes a revisit, and learns every
-	// payload the writer stores.
+	// so that an identical body becomes a revisit.
 	Index Index
 }
 
 // Index is what the writer asks before it stores a payload: whether one
 // with the same digest was archived already (at any URL), and what was
-// last archived for a URL, for a 304 whose caller knows no record. It
-// learns every record that holds a payload. The crawler keeps it in its
-// state database (storage.Digests). Its methods may be called
-// concurrently.
+// last archived for a URL, for a 304 whose caller knows no record. The
+// caller teaches it the Ref each WriteExchange returns, for the URL of the
+// exchange; the crawler keeps it in its state database (storage.Digests),
+// and commits each Ref with the page record that holds it. Its methods may
+// be called concurrently.
 type Index interface {
 	ByDigest(digest string) (Ref, bool, error)
 	ByURL(uri string) (Ref, bool, error)
-	// Add records that ref holds the payload of its digest, and that it is
-	// the last payload archived for uri.
-	Add(uri string, ref Ref) error
 }
 
 // Exchange is one HTTP request and the response to it, as the engine saw
@@ -299,11 +296,6 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 
 	if err := w.write(date, reqFields, reqHead, respFields, respBlock); err != nil {
 		return Ref{}, err
-	}
-	if w.opts.Index != nil && ref.TargetURI != "" && (profile != "" || w.indexable(ex)) {
-		if err := w.opts.Index.Add(target, ref); err != nil {
-			return ref, fmt.Errorf("warc: index %s: %w", target, err)
-		}
 	}
 	return ref, nil
 }

@@ -28,7 +28,8 @@ func TestWarcioAgrees(t *testing.T) {
 		t.Skipf("WARCIO_CLI: %v", err)
 	}
 	dir := t.TempDir()
-	w, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test", Index: newMemIndex()})
+	idx := newMemIndex()
+	w, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test", Index: idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestWarcioAgrees(t *testing.T) {
 		ex("http://www.example.com/", time.Hour, 304, http.Header{"Etag": {`"v1"`}}, nil),
 		ex("http://example.com/missing", 4*time.Second, 404, http.Header{"Content-Type": {"text/html"}}, []byte("not here")),
 	} {
-		if _, err := w.WriteExchange(e, warc.Ref{}); err != nil {
+		if _, err := idx.write(w, e, warc.Ref{}); err != nil {
 			t.Fatal(err)
 		}
 	}
