@@ -55,7 +55,10 @@ func runWACZ(_ context.Context, args []string, s stdio) error {
 	if err != nil {
 		return fmt.Errorf("wacz: %w", err)
 	}
-	err = wacz.Write(tmp, *dir, pages, wacz.Options{Software: "politecrawl " + versionString()})
+	err = tmp.Chmod(0o644) // CreateTemp makes it 0600
+	if err == nil {
+		err = wacz.Write(tmp, *dir, pages, wacz.Options{Software: "politecrawl " + versionString()})
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -31,7 +31,7 @@ const IndexSuffix = ".cdxj"
 type Entry struct {
 	URL      string `json:"url"`
 	Mime     string `json:"mime"`
-	Status   string `json:"status"`
+	Status   string `json:"status,omitempty"` // "" for a revisit without HTTP headers
 	Digest   string `json:"digest,omitempty"`
 	Length   string `json:"length"`
 	Offset   string `json:"offset"`
@@ -65,7 +65,7 @@ func indexEntry(warcHeader func(string) string, httpHead []byte, offset, length 
 		return Entry{}, false
 	}
 	status, header := parseHTTPHead(httpHead)
-	if status == "" || (typ == "response" && status == "304") {
+	if typ == "response" && (status == "" || status == "304") {
 		return Entry{}, false
 	}
 	e := Entry{
@@ -113,11 +113,14 @@ func writeIndex(path string, lines []string) error {
 		return err
 	}
 	bw := bufio.NewWriter(tmp)
+	err = tmp.Chmod(0o644) // as the WARC files: CreateTemp makes it 0600
 	for _, l := range lines {
 		bw.WriteString(l)
 		bw.WriteByte('\n')
 	}
-	err = bw.Flush()
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -19,7 +19,11 @@
 // commits it with the page record, in the same transaction). Both
 // revisits always carry WARC-Refers-To, WARC-Refers-To-Target-URI and
 // WARC-Refers-To-Date, which is what pywb and replayweb.page need to load
-// the original. A 304 with no archived original at all is kept as a
+// the original. A server-not-modified revisit has an empty block: both
+// tools take the status and headers of a revisit that has them, and the
+// 304's would replay as a 304 with no body (replayweb.page showed a blank
+// page); with none they take the original's. The 304's own header fields
+// are not kept. A 304 with no archived original at all is kept as a
 // response record, as received, and left out of the index: a revisit
 // naming nothing fails in pywb ("Original for revisit record could not be
 // loaded"), and the crawler avoids the case by sending validators only

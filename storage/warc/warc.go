@@ -269,7 +269,9 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 		if orig.PayloadDigest != "" {
 			respFields = append(respFields, field{"WARC-Payload-Digest", orig.PayloadDigest})
 		}
-		respBlock = [][]byte{respHead}
+		// An empty block: replay tools take the headers of a revisit
+		// that has any, and the 304's would replay as a 304 with nothing.
+		respBlock = [][]byte{nil}
 		ref = orig
 	case ProfileIdenticalPayload:
 		respFields = append(common("revisit", respID, reqID),
@@ -292,7 +294,9 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 			ref = Ref{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
 		}
 	}
-	respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
+	if len(respBlock[0]) > 0 {
+		respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
+	}
 
 	if err := w.write(date, reqFields, reqHead, respFields, respBlock); err != nil {
 		return Ref{}, err

@@ -129,7 +129,7 @@ func record(rec gowarc.WarcRecord) (Record, error) {
 			}
 		}
 	}
-	if pb, ok := rec.Block().(gowarc.ProtocolHeaderBlock); ok && rec.Type() == gowarc.Revisit {
+	if pb, ok := rec.Block().(gowarc.ProtocolHeaderBlock); ok && rec.Type() == gowarc.Revisit && len(pb.ProtocolHeaderBytes()) > 0 {
 		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(pb.ProtocolHeaderBytes())), nil)
 		if err != nil {
 			return r, fmt.Errorf("revisit %s: %w", rec.RecordId(), err)
@@ -216,7 +216,7 @@ func resolve(f *os.File, base, line string) error {
 	}
 	ts := strings.NewReplacer("-", "", ":", "", "T", "", "Z", "").Replace(r.Get("WARC-Date"))
 	if (r.Type != "response" && r.Type != "revisit") || r.Get("WARC-Target-URI") != e.URL ||
-		strconv.Itoa(r.HTTPStatus) != e.Status || strings.TrimPrefix(r.Get("WARC-Payload-Digest"), "sha1:") != e.Digest || ts != parts[1] {
+		(r.HTTPStatus != 0 || e.Status != "") && strconv.Itoa(r.HTTPStatus) != e.Status || strings.TrimPrefix(r.Get("WARC-Payload-Digest"), "sha1:") != e.Digest || ts != parts[1] {
 		return fmt.Errorf("leads to a %s record of %s, status %d", r.Type, r.Get("WARC-Target-URI"), r.HTTPStatus)
 	}
 	return nil
