@@ -556,8 +556,8 @@ func responseHead(ex Exchange) []byte {
 		h = http.Header{}
 	}
 	h.Del("Transfer-Encoding")
-	if !ex.Truncated && ex.Status != http.StatusNotModified {
-		h.Set("Content-Length", strconv.Itoa(len(ex.Body)))
+	if !ex.Truncated && ex.Status >= 200 && ex.Status != http.StatusNoContent && ex.Status != http.StatusNotModified {
+		h.Set("Content-Length", strconv.Itoa(len(ex.Body))) // (a 1xx, 204 or 304 has none: RFC 9110, 8.6)
 	}
 	reason := ex.Reason
 	if reason == "" {
