@@ -7,10 +7,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,12 +24,13 @@ import (
 	"golang.org/x/net/websocket"
 )
 
-// TestReplayWebPageShowsTheArchive crawls a page whose colour comes from
-// its stylesheet, both sent gzip and with an ETag, then again with
-// --refresh (two 304s, archived as revisits), packages the crawl with
+// TestReplayWebPageShowsTheArchive crawls two pages with one body (so
+// that one is an identical-payload revisit of the other) whose colour
+// comes from their stylesheet, all sent gzip and with ETags, then again
+// with --refresh (304s, archived as revisits), packages the crawl with
 // `crawler wacz`, stops the site, and opens the package in replayweb.page
-// in headless Chromium: the page's latest capture (the revisits, resolved
-// to the gzip originals) must show with its stylesheet's colour. It needs chromium and
+// in headless Chromium: each page's latest capture (revisits resolved to
+// the gzip originals) must show in its stylesheet's colour. It needs chromium and
 // REPLAYWEBPAGE_DIR, a directory holding replayweb.page's ui.js and sw.js
 // (`npm pack replaywebpage`, unpacked; see the README), and skips without
 // them.
@@ -42,8 +45,10 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 			t.Skipf("REPLAYWEBPAGE_DIR: %v", err)
 		}
 	}
+	page := `<html><head><title>Blue</title><link rel="stylesheet" href="/style.css"></head><body><h1>archived</h1><a href="/two">two</a></body></html>`
 	files := map[string][2]string{
-		"/":          {"text/html", `<html><head><title>Blue</title><link rel="stylesheet" href="/style.css"></head><body><h1>archived</h1></body></html>`},
+		"/":          {"text/html", page},
+		"/two":       {"text/html", page}, // the same body: an identical-payload revisit
 		"/style.css": {"text/css", "html, body { background: rgb(0, 128, 255); height: 100%; }"},
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,8 +61,8 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
+		w.Header().Set("ETag", `"`+r.URL.Path+`"`)
+		if r.Header.Get("If-None-Match") == `"`+r.URL.Path+`"` {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -92,11 +97,25 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 	mux.HandleFunc("/site.wacz", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, pkg) }) // with Range
 	mux.HandleFunc("/embed.html", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><html><body style="margin:0"><script src="/ui.js"></script>
-<replay-web-page source="/site.wacz" url="%s" embed="replayonly" style="display:block;width:800px;height:600px"></replay-web-page></body></html>`, live)
+<replay-web-page source="/site.wacz" url="%s" embed="replayonly" style="display:block;width:800px;height:600px"></replay-web-page></body></html>`,
+			html.EscapeString(r.URL.Query().Get("url")))
 	})
 	viewer := httptest.NewServer(mux)
 	defer viewer.Close()
 
+	for _, page := range []string{live, live + "two"} {
+		embed := viewer.URL + "/embed.html?url=" + url.QueryEscape(page)
+		if !showsColour(t, browser, embed, 0, 128, 255) {
+			t.Errorf("replayweb.page did not show %s with its stylesheet within 90 s", page)
+		}
+	}
+}
+
+// showsColour opens page in headless Chromium and reports whether a tenth
+// of it or more shows the colour r, g, b within 90 seconds. With
+// REPLAY_SCREENSHOT set, the last screenshot is written there.
+func showsColour(t *testing.T, browser, page string, r, g, b uint32) bool {
+	t.Helper()
 	// The profile is removed after the browser's helpers are gone, which
 	// may be after the test: not in t.TempDir, whose removal would fail.
 	profile, err := os.MkdirTemp("", "crawler-replay-")
@@ -107,8 +126,7 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--user-data-dir="+profile, "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=800,600",
-		viewer.URL+"/embed.html")
+		"--user-data-dir="+profile, "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=800,600", page)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,24 +139,21 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 	ws := pageSocket(ctx, t, port)
 	defer ws.Close()
 	var shot image.Image
+	defer func() {
+		if out := os.Getenv("REPLAY_SCREENSHOT"); out != "" && shot != nil {
+			f, _ := os.Create(out)
+			png.Encode(f, shot)
+			f.Close()
+		}
+	}()
 	for id := 1; ctx.Err() == nil; id++ {
 		shot = screenshot(t, ws, id)
-		if hasColour(shot, 0, 128, 255) {
-			if out := os.Getenv("REPLAY_SCREENSHOT"); out != "" {
-				f, _ := os.Create(out)
-				png.Encode(f, shot)
-				f.Close()
-			}
-			return
+		if hasColour(shot, r, g, b) {
+			return true
 		}
 		time.Sleep(500 * time.Millisecond) // polling the browser, not asserting a time
 	}
-	if out := os.Getenv("REPLAY_SCREENSHOT"); out != "" && shot != nil {
-		f, _ := os.Create(out)
-		png.Encode(f, shot)
-		f.Close()
-	}
-	t.Fatal("replayweb.page did not show the archived page with its stylesheet within 90 s")
+	return false
 }
 
 // devtoolsPort reads the port Chromium's DevTools listen on from its
