@@ -75,8 +75,8 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 	dir := t.TempDir()
 	inv, warcDir, pkg := filepath.Join(dir, "urls.jsonl"), filepath.Join(dir, "warc"), filepath.Join(dir, "site.wacz")
 	cfg := filepath.Join(dir, "crawl.yaml")
-	yaml := fmt.Sprintf("seeds: [%s/]\nstate_dir: %s\npoliteness: {delay: 0s}\noutput: {urls: %s, warc: %s, mirror_dir: %s}\n",
-		site.URL, filepath.Join(dir, "state"), inv, warcDir, filepath.Join(dir, "mirror"))
+	yaml := fmt.Sprintf("seeds: [%s/]\nstate_dir: %s\npoliteness: {delay: 0s}\noutput: {urls: %s, warc: %s}\n",
+		site.URL, filepath.Join(dir, "state"), inv, warcDir)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
