@@ -340,8 +340,18 @@ func (c *Crawler) process(ctx context.Context, j job) {
 		c.settle(l, release(now.Add(100*time.Millisecond)))
 		return
 	}
+	o := c.visit(ctx, l, j.out.budgeted)
+	if o.kind == outcomeRelease {
+		// Nothing is written of a URL given back: it is let go first,
+		// so that the next lease of it, which may follow at once, finds
+		// it free rather than going back to wait (out of its turn, and
+		// of its link depth's).
+		c.visiting.drop(l.Key)
+		c.settle(l, o)
+		return
+	}
 	defer c.visiting.drop(l.Key)
-	c.settle(l, c.visit(ctx, l, j.out.budgeted))
+	c.settle(l, o)
 }
 
 // summary is what the run did, from the observer, the frontier and the
