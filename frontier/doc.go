@@ -36,7 +36,8 @@
 //
 //   - frontier.urls: per host (every key starts with its id), first its
 //     queue, then its URLs. The queue holds the URLs to hand out, undelayed
-//     ones by priority then first-in-first-out, delayed ones (retries,
+//     ones by priority (linked pages at the default one by link depth,
+//     see Item.Priority) then first-in-first-out, delayed ones (retries,
 //     NotBefore, revisits) by due time, and a done entry for each URL done.
 //     Done moves entries rather than deleting them, so the bucket never
 //     shrinks and bbolt's freelist, which every commit writes out whole,
