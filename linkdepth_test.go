@@ -3,13 +3,17 @@ package crawler
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 )
@@ -54,6 +58,43 @@ func TestLinkDepthOfASitemapListedSite(t *testing.T) {
 	}
 }
 
+// With two requests to the host at once, a page two hops deeper than one
+// being visited waits for it: /slow, at link depth 1, links to /x, which a
+// chain of fast pages reaches at depth 4. /slow answers once /x is asked
+// for, or after a second (when the crawler waits, as it should).
+func TestLinkDepthWaitsForAPageUnderWay(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.html("/", "/slow", "/a")
+	s.html("/slow", "/x")
+	s.html("/a", "/b")
+	s.html("/b", "/c")
+	s.html("/c", "/x")
+	s.html("/x")
+	asked := make(chan struct{})
+	var once sync.Once
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/x":
+			once.Do(func() { close(asked) })
+		case "/slow":
+			select {
+			case <-asked:
+			case <-time.After(time.Second):
+			case <-r.Context().Done():
+			}
+		}
+		s.serve(w, r)
+	})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Politeness.MaxPerHost = 2
+	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
+	runCrawl(t, cfg)
+	if n := linkDepthDiffs(t, cfg, 10); n != 0 {
+		t.Errorf("%d pages' link_depth is not the shortest chain of links", n)
+	}
+}
+
 // The same on a generated site of many pages with random links and
 // redirects, a sitemap listing every page in a random order, several
 // workers and several requests to the host at once.
@@ -61,8 +102,50 @@ func TestLinkDepthOfAGeneratedSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls 1,200 pages")
 	}
-	const n = 1200
-	rnd := rand.New(rand.NewPCG(22, 2))
+	s := generatedSite(t, 1200)
+	cfg := testConfig(t, s.URL+"/p/0")
+	cfg.Fetch.Workers = 8
+	cfg.Politeness.MaxPerHost = 4
+	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
+	runCrawl(t, cfg)
+	if d := linkDepthDiffs(t, cfg, 10); d != 0 {
+		t.Errorf("%d pages' link_depth is not the shortest chain of links", d)
+	}
+}
+
+// A crawl stopped midway and run again on its state carries on in the
+// same order: the queue's order by link depth is kept in the state.
+func TestLinkDepthAcrossARestart(t *testing.T) {
+	s := generatedSite(t, 400)
+	cfg := testConfig(t, s.URL+"/p/0")
+	cfg.Politeness.MaxPerHost = 2
+	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runInBackground(c)
+	if !poll(func() bool { return len(s.hits()) >= 150 }) {
+		t.Fatal("150 pages were not fetched in time")
+	}
+	if err := errors.Join(stop(), c.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(inventory(t, cfg.Output.URLs)); n >= 400 {
+		t.Fatalf("the first run wrote %d URLs; want it stopped midway", n)
+	}
+	runCrawl(t, cfg)
+	if d := linkDepthDiffs(t, cfg, 10); d != 0 {
+		t.Errorf("%d pages' link_depth is not the shortest chain of links", d)
+	}
+}
+
+// generatedSite is a site of n pages, /p/0 to /p/n-1, each linking to a
+// few pages just after it (long chains) and now and then to any (short
+// cuts), one in twenty a redirect to any page, and a sitemap listing them
+// all in a random order.
+func generatedSite(t *testing.T, n int) *testSite {
+	rnd := rand.New(rand.NewPCG(22, uint64(n)))
 	s := newSite(t)
 	s.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nSitemap: {{base}}/sitemap.xml\n"})
 	var listed []string
@@ -73,8 +156,6 @@ func TestLinkDepthOfAGeneratedSite(t *testing.T) {
 			s.set(p, page{status: 301, headers: map[string]string{"Location": fmt.Sprintf("/p/%d", rnd.IntN(n))}})
 			continue
 		}
-		// Mostly links to pages near it (long chains), a few anywhere
-		// (short cuts).
 		var links []string
 		for range 1 + rnd.IntN(4) {
 			links = append(links, fmt.Sprintf("/p/%d", (i+1+rnd.IntN(5))%n))
@@ -86,14 +167,7 @@ func TestLinkDepthOfAGeneratedSite(t *testing.T) {
 	}
 	rnd.Shuffle(len(listed), func(i, j int) { listed[i], listed[j] = listed[j], listed[i] })
 	s.set("/sitemap.xml", page{ctype: "application/xml", body: urlset(listed)})
-	cfg := testConfig(t, s.URL+"/p/0")
-	cfg.Fetch.Workers = 8
-	cfg.Politeness.MaxPerHost = 4
-	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
-	runCrawl(t, cfg)
-	if d := linkDepthDiffs(t, cfg, 10); d != 0 {
-		t.Errorf("%d pages' link_depth is not the shortest chain of links", d)
-	}
+	return s
 }
 
 // urlset is a sitemap listing paths, in order.
