@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // A site whose sitemap lists every page, deepest first: the queue order a
@@ -223,9 +224,11 @@ func linkDepthDiffs(t *testing.T, cfg Config, show int) int {
 }
 
 // bfsLinkDepths walks the link graph file from seeds, breadth first, over
-// followed links (a, area, frame, iframe, link rel=alternate|next|prev|
-// canonical, meta refresh; not nofollow) at one hop each and redirects at none, and
-// returns each canonical URL key reached with its depth.
+// the links the README says are followed or checked (a, area, frames, a
+// <link> whose rel names a page or a requisite, canonical, meta refresh,
+// hreflang alternates, and page requisites; not nofollow) at one hop each
+// and redirects at none, and returns each canonical URL key reached with
+// its depth.
 func bfsLinkDepths(t *testing.T, path string, seeds []string) map[string]int {
 	t.Helper()
 	f, err := os.Open(path)
@@ -259,10 +262,10 @@ func bfsLinkDepths(t *testing.T, path string, seeds []string) map[string]int {
 		switch l.Kind {
 		case "redirect":
 			w = 0
-		case "a", "area", "frame", "iframe", "canonical", "meta-refresh":
+		case "a", "area", "frame", "iframe", "canonical", "meta-refresh", "hreflang", "img", "script", "css":
 		case "link":
-			if !strings.Contains(" alternate next prev canonical ", " "+strings.ToLower(l.Rel)+" ") {
-				continue
+			if links.LinkKind(l.Rel) == links.Other {
+				continue // preconnect, dns-prefetch, author…: not followed
 			}
 		default:
 			continue
