@@ -139,3 +139,55 @@ func TestReportUsage(t *testing.T) {
 		t.Errorf("help report: exit %d:\n%s", code, out)
 	}
 }
+
+// A page whose every fact is over a megabyte (title, description, h1,
+// canonical, hreflang, a link) is still in the report: each fact is cut
+// to its cap, so no line is over what the report reads (issue 23.4).
+func TestReportOfHugePage(t *testing.T) {
+	long := strings.Repeat("Tïtle ", 200_000) // 1.4 MB
+	href := "/x?" + strings.Repeat("q", 1_100_000)
+	var alts strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&alts, `<link rel="alternate" hreflang="l%d" href="/alt/%d">`, i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><head><title>Home</title></head><a href="/huge">one</a> <a href="/huge2">two</a></html>`)
+		case "/huge", "/huge2":
+			fmt.Fprintf(w, `<html><head><title>%s</title><meta name="description" content="%s"><link rel="canonical" href="%s">%s</head>`+
+				`<body><h1>%s</h1><a href="%s">long</a></body></html>`, long, long, href, alts.String(), long, href)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	urls, links := filepath.Join(dir, "urls.jsonl"), filepath.Join(dir, "links.jsonl")
+	if _, stderr, code := runCmd(t, "", "discover", "--delay", "0", "--max-depth", "1", "--out", urls, "--links", links, srv.URL+"/"); code != 0 {
+		t.Fatalf("discover: exit %d:\n%s", code, stderr)
+	}
+	out, stderr, code := runCmd(t, "", "report", "--urls", urls, "--links", links, "--format", "json")
+	if code != 0 || strings.Contains(stderr, "malformed") {
+		t.Fatalf("report: exit %d:\n%s", code, stderr)
+	}
+	var rep struct {
+		Overview struct {
+			PagesHTML int `json:"pages_html"`
+		} `json:"overview"`
+		Titles struct {
+			Duplicates []struct {
+				Title string
+				URLs  []string
+			}
+		} `json:"titles"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Titles.Duplicates
+	if rep.Overview.PagesHTML != 3 || len(d) != 1 || strings.Join(d[0].URLs, " ") != srv.URL+"/huge "+srv.URL+"/huge2" ||
+		!strings.HasPrefix(long, d[0].Title) || len(d[0].Title) < 1000 {
+		t.Errorf("pages_html %d, duplicate titles %d %.80q, want /huge and /huge2 with the title cut", rep.Overview.PagesHTML, len(d), d)
+	}
+}
