@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -191,7 +192,9 @@ func nothingAnswered(s crawler.Summary) bool {
 }
 
 // onHangup reloads the config on each SIGHUP until the returned stop is
-// called.
+// called. stop never waits for a reload's reading of the file (which a
+// hung disk could hold): a reload that ends after stop is dropped, and
+// none is applied once stop has returned.
 func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Config, error), log *slog.Logger) (stop func()) {
 	if reload == nil {
 		return func() {}
@@ -199,30 +202,41 @@ func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Co
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	var (
+		mu      sync.Mutex // held while a reload is applied
+		stopped bool
+	)
 	go func() {
-		defer close(done)
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-hup:
 			}
-			notes, err := c.Reload(reload)
+			cfg, loadErr := reload() // outside mu: stop does not wait for it
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			notes, err := c.Reload(func() (crawler.Config, error) { return cfg, loadErr })
 			for _, n := range notes {
 				log.Warn("config reload", "note", n)
 			}
 			if err != nil {
 				log.Error("config reload refused; the old config stays", "err", err)
-				continue
+			} else {
+				log.Info("config reloaded")
 			}
-			log.Info("config reloaded")
+			mu.Unlock()
 		}
 	}()
 	return func() {
 		signal.Stop(hup)
 		cancel()
-		<-done
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 	}
 }
 
