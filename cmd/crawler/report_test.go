@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -189,5 +192,47 @@ func TestReportOfHugePage(t *testing.T) {
 	if rep.Overview.PagesHTML != 3 || len(d) != 1 || strings.Join(d[0].URLs, " ") != srv.URL+"/huge "+srv.URL+"/huge2" ||
 		!strings.HasPrefix(long, d[0].Title) || len(d[0].Title) < 1000 {
 		t.Errorf("pages_html %d, duplicate titles %d %.80q, want /huge and /huge2 with the title cut", rep.Overview.PagesHTML, len(d), d)
+	}
+}
+
+// manyLines gives n bytes of inventory lines, and calls at once it has
+// given half of them.
+type manyLines struct {
+	block    []byte
+	off, n   int
+	at       func()
+	afterHit int // bytes given after at was called
+}
+
+func (m *manyLines) Read(p []byte) (int, error) {
+	if m.off >= m.n {
+		return 0, io.EOF
+	}
+	if m.at == nil {
+		defer func(off int) { m.afterHit += m.off - off }(m.off)
+	} else if m.off >= m.n/2 {
+		m.at()
+		m.at = nil
+	}
+	k := copy(p[:min(len(p), m.n-m.off)], m.block[m.off%len(m.block):])
+	m.off += k
+	return k, nil
+}
+
+// The first signal stops a report reading a large inventory at once,
+// with an error and nothing written (issue 23.6: a 359 MB inventory ran on
+// to its end).
+func TestReportStopsOnSignal(t *testing.T) {
+	line := []byte(`{"url":"http://h.test/p","status":200,"content_type":"text/html","title":"A page"}` + "\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := &manyLines{block: bytes.Repeat(line, 1000), n: 64 << 20, at: cancel}
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"report", "--urls", "-", "--format", "json"}, in, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "stopped by signal") || stdout.Len() > 0 {
+		t.Errorf("err %v, stdout %d bytes; want stopped by signal, nothing written", err, stdout.Len())
+	}
+	if in.afterHit > 8<<20 {
+		t.Errorf("read %d MB more of the inventory after the signal", in.afterHit>>20)
 	}
 }
