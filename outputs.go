@@ -8,10 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/mirror"
 	"github.com/politecrawl/crawler/storage/warc"
@@ -79,12 +82,35 @@ func (o *outputs) inventory(r storage.Record) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	err := o.inv.Write(r)
+	err := o.inv.Write(redactRecord(r))
 	if err == nil {
 		err = o.inv.Flush()
 	}
 	return err
 }
+
+// redactRecord is r with the password of every URL in it masked
+// (frontier.Redact): a page may link to http://user:password@host/, which
+// is refused, and recorded so.
+func redactRecord(r storage.Record) storage.Record {
+	r.URL, r.FinalURL, r.Referrer = frontier.Redact(r.URL), frontier.Redact(r.FinalURL), frontier.Redact(r.Referrer)
+	r.Canonical, r.Error = frontier.Redact(r.Canonical), frontier.Redact(r.Error)
+	if slices.ContainsFunc(r.RedirectChain, hasAt) {
+		r.RedirectChain = slices.Clone(r.RedirectChain)
+		for i, u := range r.RedirectChain {
+			r.RedirectChain[i] = frontier.Redact(u)
+		}
+	}
+	if slices.ContainsFunc(r.Hreflang, func(h storage.Hreflang) bool { return hasAt(h.URL) }) {
+		r.Hreflang = slices.Clone(r.Hreflang)
+		for i := range r.Hreflang {
+			r.Hreflang[i].URL = frontier.Redact(r.Hreflang[i].URL)
+		}
+	}
+	return r
+}
+
+func hasAt(s string) bool { return strings.IndexByte(s, '@') >= 0 }
 
 // linkGraph appends a page's links to the link graph, all of them before
 // its URL is done: a kill in between writes them again with the visit.
@@ -93,6 +119,7 @@ func (o *outputs) linkGraph(links []storage.Link) error {
 		return nil
 	}
 	for _, l := range links {
+		l.From, l.To = frontier.Redact(l.From), frontier.Redact(l.To)
 		if err := o.links.WriteLink(l); err != nil {
 			return err
 		}

@@ -325,9 +325,9 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 	if lc.Format == "json" {
 		// Each record is one Write: its C1 and bidi controls are escaped
 		// as \uXXXX on the way, as the inventory's are.
-		return slog.New(slog.NewJSONHandler(storage.JSONWriter(w), opts))
+		return slog.New(redactHandler{slog.NewJSONHandler(storage.JSONWriter(w), opts)})
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(redactHandler{slog.NewTextHandler(w, opts)})
 }
 
 // routeStdLog sends what the standard library writes with the log

@@ -8,6 +8,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; when it
@@ -141,7 +143,7 @@ func exitCode(err error, stderr io.Writer) int {
 		writeJSONError(stderr, je.err, code)
 		return code
 	}
-	fmt.Fprintf(stderr, "crawler: %v\n", err)
+	fmt.Fprintf(stderr, "crawler: %s\n", frontier.Redact(err.Error()))
 	return code
 }
 
