@@ -251,7 +251,25 @@ func serve(ctx context.Context, dc crawler.DaemonConfig, h http.Handler, log *sl
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
 	log.Info("serving /metrics, /healthz, /readyz and /hosts", "addr", ln.Addr().String())
+	if w := exposed(ln.Addr()); w != "" && dc.WebConfig == "" {
+		log.Warn(w, "addr", ln.Addr().String(), "listen", dc.Listen)
+	}
 	return serveOn(ctx, ln, h, log, daemonLimits, dc.WebConfig), nil
+}
+
+// exposed says, for an address the endpoints listen on that is not a
+// loopback one, that other machines can reach them ("" for loopback):
+// ":9090" binds every interface, which a user may not have meant. serve
+// says it unless daemon.web_config protects the endpoints.
+func exposed(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	switch {
+	case !ok || ta.IP.IsLoopback():
+		return ""
+	case ta.IP.IsUnspecified():
+		return "listening on every interface: /metrics, /healthz, /readyz and /hosts are open to other machines, unprotected (daemon.listen: 127.0.0.1:PORT keeps them on this one; daemon.web_config protects them)"
+	}
+	return "listening on an address other machines can reach: /metrics, /healthz, /readyz and /hosts are open to them, unprotected (daemon.listen: 127.0.0.1:PORT keeps them on this one; daemon.web_config protects them)"
 }
 
 // serverLimits bound what clients of daemon.listen can hold: how long a
