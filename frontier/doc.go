@@ -28,6 +28,10 @@
 // leading zeros in the request form too; IPv4 addresses in unusual
 // notations (0x7f.1) are not rewritten.
 //
+// Redact masks the password of every URL in a string (user:xxxxx@, as
+// url.URL.Redacted writes it), for what the crawl writes of URLs it did not
+// make: the refused ones, errors, the log.
+//
 // # Storage
 //
 // A Frontier keeps its state in buckets named "frontier.*" of one bbolt

@@ -25,5 +25,8 @@
 // # Caveats
 //
 // Inventory lines reach the file whole; a torn last line left by a crash
-// is repaired when the file is opened again.
+// is repaired when the file is opened again. Every field of a record and a
+// link is cut to a cap as it is written (bounds.go, and the README's
+// "Caps"), so that no line is over MaxLine, the longest a reader takes: a
+// title of a megabyte is kept as its first 1,024 characters.
 package storage
