@@ -26,6 +26,7 @@ type testSite struct {
 	inFlight int
 	maxIn    int
 	hold     time.Duration // how long each answer takes
+	gate     chan struct{} // when not nil, answers wait until it is closed
 }
 
 type page struct {
@@ -54,7 +55,7 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.inFlight++
 	s.maxIn = max(s.maxIn, s.inFlight)
 	p, ok := s.pages[r.URL.RequestURI()]
-	hold := s.hold
+	hold, gate := s.hold, s.gate
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -63,6 +64,9 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	}()
 	if hold > 0 {
 		time.Sleep(hold)
+	}
+	if gate != nil {
+		<-gate
 	}
 	if !ok {
 		http.NotFound(w, r)
