@@ -238,6 +238,8 @@ func checkFarm(t *testing.T, sites []*testSite, pages int, delay time.Duration, 
 	}
 	if made > again {
 		t.Errorf("%d pages fetched again; want at most %d", made, again)
+	} else {
+		t.Logf("%d pages fetched again, of %d requests that may be", made, again)
 	}
 }
 

@@ -21,23 +21,6 @@ import (
 // startNATS runs a NATS server with JetStream for the test.
 func startNATS(t testing.TB) *server.Server { return clustertest.Server(t, true) }
 
-// patience bounds the waits of the shared crawl's tests for what the
-// workers bring about: long enough that only a worker stuck exceeds it,
-// never a busy machine or the race detector.
-const patience = 2 * time.Minute
-
-// waitUntil polls cond until it holds, failing the test after patience.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", patience, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // runsAgain counts the requests the workers of runs made that may be made
 // again: those whose outcome could not be written (a partition lost
 // meanwhile, as to a turn late on a busy machine; the server away) and
@@ -430,11 +413,7 @@ func TestSharedDaemonRevisits(t *testing.T) {
 		}
 		return true
 	}
-	deadline := time.Now().Add(patience)
-	for !revisited() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	ok := revisited()
+	ok := poll(revisited)
 	for i, stop := range stops {
 		if err := stop(); err != nil {
 			t.Errorf("worker %d: %v", i, err)

@@ -193,10 +193,28 @@ func inventory(t *testing.T, path string) map[string]storage.Record {
 	return out
 }
 
-// poll calls cond every 10ms until it holds, for at most 10s, and reports
+// patience bounds the tests' waits for what a crawl brings about: long
+// enough that only something stuck exceeds it, never a busy machine or
+// the race detector.
+const patience = 2 * time.Minute
+
+// waitUntil polls cond until it holds, failing the test after patience.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", patience, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// poll calls cond every 10ms until it holds, for at most patience (a
+// bound only something stuck exceeds, not a busy machine), and reports
 // whether it held.
 func poll(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			return false
 		}
