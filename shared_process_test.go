@@ -270,8 +270,10 @@ func TestSharedCrawlSurvivesKill(t *testing.T) {
 	ns := startNATS(t)
 	sites := farm(t, 8, pages)
 	var ws []*workerProc
+	var cfgs []Config
 	for i := range 3 {
-		ws = append(ws, startWorker(t, processConfig(t, ns.ClientURL(), i, sites, delay)))
+		cfgs = append(cfgs, processConfig(t, ns.ClientURL(), i, sites, delay))
+		ws = append(ws, startWorker(t, cfgs[i]))
 	}
 	waitHits(t, sites, len(sites)*pages/4)
 	dead := busiest(sites, len(ws))
@@ -281,7 +283,7 @@ func TestSharedCrawlSurvivesKill(t *testing.T) {
 	waitAll(t, slices.Delete(slices.Clone(ws), dead, dead+1))
 	// The dead worker's requests in flight, and any a worker logged as
 	// not written (a partition lost to a late turn on a busy machine).
-	checkFarm(t, sites, pages, delay, processConfig(t, ns.ClientURL(), 0, sites, delay).Fetch.Workers+madeAgain(ws))
+	checkFarm(t, sites, pages, delay, cfgs[dead].Fetch.Workers+madeAgain(ws))
 }
 
 // TestSharedCrawlSurvivesPause stops the busiest of three worker
@@ -323,13 +325,13 @@ func TestSharedCrawlWorkerJoins(t *testing.T) {
 	const pages, delay = 8, 100 * time.Millisecond
 	ns := startNATS(t)
 	sites := farm(t, 24, pages)
-	// Fetched requests are held back from when the two are a quarter
-	// through until the newcomer, a process that may start slowly,
-	// has taken a site with pages left over: the crawl cannot end
-	// before. A request held back longer than its timeout fails and is
-	// tried again (which the workers log, and checkFarm allows), and
-	// its retries may run out: requests wait up to a quarter of the
-	// test's patience here. (An unclean takeover waits as long.)
+	// The sites hold their answers back from when the two are a
+	// quarter through until the newcomer, a process that may start
+	// slowly, has taken over a site with pages left: the crawl cannot
+	// end before. The fetch timeout is a quarter of patience so that a
+	// request held back does not fail meanwhile (its retries could run
+	// out, and the links of its page go unfound); an unclean takeover,
+	// which waits as long, comes only of a stuck worker.
 	gate := make(chan struct{})
 	var opened sync.Once
 	open := func() { opened.Do(func() { close(gate) }) }
