@@ -396,7 +396,13 @@ func TestRenewAfterLostReply(t *testing.T) {
 	s := startServer(t, true)
 	ctx := testContext(t)
 	var ca changes
-	a := join(t, testConfig(s.ClientURL(), "a", p), Options{OnChange: ca.add})
+	// A lease long enough that no window closes while the test runs,
+	// however late a turn: partition 0 must be kept, and only for the
+	// reason under test. The turns are called (wake), not waited for.
+	cfg := testConfig(s.ClientURL(), "a", p)
+	cfg.Lease = 30 * time.Second
+	a := join(t, cfg, Options{OnChange: ca.add})
+	a.wake()
 	waitFor(t, "a to hold every partition", func() bool { return balanced(p, a) })
 	rewrite := func(part int, value []byte) uint64 {
 		e, err := a.leases.Get(ctx, leaseKey(part))
@@ -411,6 +417,7 @@ func TestRenewAfterLostReply(t *testing.T) {
 	}
 	own := rewrite(0, a.claimValue())
 	other := rewrite(1, []byte(`{"worker":"a","nonce":"another process"}`))
+	a.wake()
 	waitFor(t, "a to lose partition 1", func() bool { return len(ca.of(Lost)) > 0 })
 	waitFor(t, "a to renew partition 0", func() bool { h, _ := a.Hold(0); return h.Revision > own })
 	if got := ca.of(Lost); len(got) != 1 || got[0] != 1 {
