@@ -202,8 +202,9 @@ type FetchConfig struct {
 	MaxBody ByteSize `yaml:"max_body"`
 	// MaxRedirects is the most redirect hops followed from one URL.
 	MaxRedirects int `yaml:"max_redirects"`
-	// Retries is how often a 5xx answer or network error is retried, with
-	// backoff.
+	// Retries is how often a 5xx or 429 answer or a network error is
+	// retried, each time on the URL's own backoff (README, "Failures are
+	// retried without stalling the host").
 	Retries int `yaml:"retries"`
 	// Proxy is the http, https or socks5 proxy every request goes
 	// through; empty means the environment's HTTPS_PROXY, HTTP_PROXY and

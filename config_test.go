@@ -88,6 +88,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		`politeness.delay: must be ≥ 0, got -1s`,
 		`politeness.max_per_host: must be ≥ 1, got 0`,
 		`politeness.retry_after_max: must be > 0, got -1m`,
+		`politeness.max_delay: must be > 0, got 0s`,
 		`fetch.workers: must be ≥ 1, got 0`,
 		`fetch.timeout: must be > 0, got 0s`,
 		`fetch.max_body: must be > 0, got -1B`,

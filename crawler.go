@@ -160,7 +160,7 @@ func (c *Crawler) open() (err error) {
 	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
 	c.budget.most = func() int { return c.conf().Scope.MaxPages }
 	c.obs.gauges = c.gauges
-	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
+	if c.out, err = openOutputs(c.cfg, c.opts, c.log, c.state.Digests); err != nil {
 		return err
 	}
 	c.relink = &relinker{
@@ -359,8 +359,18 @@ func (c *Crawler) process(ctx context.Context, j job) {
 		c.settle(l, release(now.Add(100*time.Millisecond)))
 		return
 	}
+	o := c.visit(ctx, l, j.out.budgeted)
+	if o.kind == outcomeRelease {
+		// Nothing is written of a URL given back: it is let go first,
+		// so that the next lease of it, which may follow at once, finds
+		// it free rather than going back to wait (out of its turn, and
+		// of its link depth's).
+		c.visiting.drop(l.Key)
+		c.settle(l, o)
+		return
+	}
 	defer c.visiting.drop(l.Key)
-	c.settle(l, c.visit(ctx, l, j.out.budgeted))
+	c.settle(l, o)
 }
 
 // summary is what the run did, from the observer, the frontier and the

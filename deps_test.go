@@ -45,14 +45,19 @@ var allowedImports = map[string][]string{
 	// The tests' embedded server; TestOnlyTestsImportClustertest keeps
 	// it out of the binary.
 	"frontier/cluster/clustertest": {"github.com/nats-io/nats-server/"},
+	// The tests' second WARC reader; TestOnlyTestsImportClustertest keeps
+	// it out of the binary too.
+	"storage/warc/warctest": {"github.com/klauspost/compress/", "github.com/nlnwa/gowarc"},
+	"storage/wacz":          {module + "/storage", module + "/storage/warc"},
 }
 
 // TestOnlyTestsImportClustertest fails when a package's non-test files
-// import clustertest, which would link nats-server into the binary.
+// import clustertest or warctest, which would link nats-server or gowarc
+// into the binary.
 func TestOnlyTestsImportClustertest(t *testing.T) {
 	for dir := range allowedImports {
 		for path, file := range parseImports(t, dir) {
-			if path == module+"/frontier/cluster/clustertest" {
+			if path == module+"/frontier/cluster/clustertest" || path == module+"/storage/warc/warctest" {
 				t.Errorf("%s imports %s, which only tests may", file, path)
 			}
 		}

@@ -16,9 +16,11 @@
 // dispatch (dispatch.go) takes leases from the frontier as hosts become
 // ready and hands them to a fixed pool of workers; it holds back a host's
 // pages while one of its sitemaps is read (so in_sitemap and depth 0 are
-// known first), pages no link reaches yet while the host's linked pages
-// are visited (so link_depth is the shortest chain of links), and pages
-// past max_pages (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
+// known first), pages no link reaches yet, or two link hops deeper than
+// a linked page of the host being visited, until it is done (with the
+// frontier handing a host's linked pages out by link depth, this makes
+// link_depth the shortest chain of links), and pages past max_pages
+// (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
 // every step may end it: in scope, not fetched already, robots.txt
 // (robots.go), the host's page budget, a slot of the host, the request, the
 // answer (links found and admitted by admit.go, the body saved). It

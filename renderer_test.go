@@ -280,7 +280,7 @@ func TestRenderTabsPerHost(t *testing.T) {
 	lease := func(requisite bool) *frontier.Lease {
 		return &frontier.Lease{Item: frontier.Item{URL: frontier.URL{Origin: origin}, Kind: frontier.KindPage, Requisite: requisite}}
 	}
-	out := leaseOut{origin: origin, kind: frontier.KindPage, budgeted: true}
+	out := leaseOut{origin: origin, kind: frontier.KindPage, linkDepth: frontier.NoLinkDepth, budgeted: true}
 	for i := range 2 {
 		if c.hosts.mustWait(lease(false)) {
 			t.Fatalf("page %d waits; render.tabs is 2", i+1)

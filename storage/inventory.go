@@ -114,9 +114,6 @@ func wireForm(r Record) any {
 // before writing them out.
 const inventoryBuffer = 64 << 10
 
-// maxInventoryLine bounds one line for ReadInventory.
-const maxInventoryLine = 1 << 20
-
 // Inventory writes Records as JSON Lines. It is safe for concurrent use.
 //
 // Lines are buffered (64 KiB) and reach the underlying writer whole, in one
@@ -195,11 +192,12 @@ func cutTorn(f *os.File) error {
 	return f.Truncate(end)
 }
 
-// Write appends r as one line. FetchedAt is written in UTC. An error means
-// r was not accepted: the buffer was full and could not be written out.
+// Write appends r as one line, each field cut to its cap (see MaxLine).
+// FetchedAt is written in UTC. An error means r was not accepted: the
+// buffer was full and could not be written out.
 func (inv *Inventory) Write(r Record) error {
 	r.FetchedAt = r.FetchedAt.UTC()
-	return inv.writeLine(wireForm(r))
+	return inv.writeLine(wireForm(r.bounded()))
 }
 
 // Link is one line of the link graph (output.links): a link found on a
@@ -216,9 +214,9 @@ type Link struct {
 	Rendered bool `json:"rendered,omitempty"`
 }
 
-// WriteLink appends l as one line: the link graph is written as the
-// inventory is, to a file of its own.
-func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l) }
+// WriteLink appends l as one line, each field cut to its cap: the link
+// graph is written as the inventory is, to a file of its own.
+func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l.bounded()) }
 
 // writeLine appends v, JSON-encoded, as one line.
 func (inv *Inventory) writeLine(v any) error {
@@ -304,8 +302,8 @@ func ReadInventory(r io.Reader, fn func(Record) error) error {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
-				if len(long) > maxInventoryLine {
-					return fmt.Errorf("inventory line %d: longer than %d bytes", lineNo, maxInventoryLine)
+				if len(long) > MaxLine {
+					return fmt.Errorf("inventory line %d: longer than %d bytes", lineNo, MaxLine)
 				}
 			}
 			line = long
