@@ -1,9 +1,11 @@
 package crawler
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
@@ -12,8 +14,9 @@ import (
 // answer turns a response into the visit's outcome: its inventory record,
 // its page record, the URLs it leads to, and what is kept of it (the
 // WARC record, the mirror file). What the config asks to keep must be
-// kept for the URL to be done: a failed write is the outcome instead.
-func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, known bool) outcome {
+// kept for the URL to be done: a failed write is the outcome instead. A
+// page rendered (render.enabled) is rendered here, while its lease is held.
+func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response, prev storage.Page, known bool) outcome {
 	now := c.now()
 	rec := storage.Record{
 		Robots: storage.RobotsAllowed, Status: resp.status, ContentType: resp.header.Get("Content-Type"),
@@ -22,13 +25,19 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 	page := c.pageOf(l, resp, prev, known)
 	page.FetchedAt = now
 	u := mustParse(l.Request)
-	ref, err := c.out.saveWARC(u, resp, resp.sent, page.WARC)
-	if err != nil {
-		return failed("output.warc", err)
+	if !resp.archived {
+		ref, err := c.out.saveWARC(u, resp, resp.sent, page.WARC)
+		if err != nil {
+			return failed("output.warc", err)
+		}
+		page.WARC = ref
 	}
-	page.WARC = ref
+	if l.Requisite && !resp.archived {
+		c.render.keep(l.Key, resp) // for the browser: nil-safe when no page is rendered
+	}
 	var links []frontier.Item
 	var graph []storage.Link
+	var err error
 	switch {
 	case redirectAnswer(resp.status):
 		links = c.redirect(l, resp, &rec)
@@ -45,8 +54,11 @@ func (c *Crawler) answer(l *frontier.Lease, resp *response, prev storage.Page, k
 	case resp.status >= 200 && resp.status < 300 && resp.undecoded != "":
 		rec.Error = fmt.Sprintf("body in an unsupported Content-Encoding %q: not read", resp.undecoded)
 	case resp.status >= 200 && resp.status < 300:
-		if links, err = c.content(l, resp, &rec, &page, prev, known, &graph); err != nil {
+		if links, err = c.content(ctx, l, resp, &rec, &page, prev, known, &graph); err != nil {
 			return failed("output.mirror_dir", err)
+		}
+		if ctx.Err() != nil {
+			return release(time.Time{}) // stopping during its render: the URL goes back
 		}
 	case (resp.status == 404 || resp.status == 410) && known && l.Revisit:
 		// Every revisit that finds the page missing says so, whether it
@@ -93,8 +105,9 @@ func (c *Crawler) pageOf(l *frontier.Lease, resp *response, prev storage.Page, k
 }
 
 // content reads a 2xx body: a sitemap's entries, or a page's links, and
-// saves the page in the mirror. The error is the mirror's.
-func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record,
+// saves the page in the mirror (as served, rendered or not). The error is
+// the mirror's.
+func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response, rec *storage.Record,
 	page *storage.Page, prev storage.Page, known bool, graph *[]storage.Link) ([]frontier.Item, error) {
 	page.ContentType = rec.ContentType
 	page.Hash = storage.ContentHash(resp.body)
@@ -111,7 +124,18 @@ func (c *Crawler) content(l *frontier.Lease, resp *response, rec *storage.Record
 		c.parsing(func() { links = c.readSitemap(l, resp, rec) })
 		return links, nil
 	}
-	c.parsing(func() { links = c.follow(l, resp, rec, page, graph) })
+	var rd *rendered
+	if c.rendersPage(l, resp) {
+		r := c.renderPage(ctx, l, resp) // holding no CPU slot: the browser works meanwhile
+		rd = &r
+		c.obs.render(r.err == nil)
+		if r.err != nil {
+			rec.RenderError = r.err.Error()
+		} else {
+			rec.Rendered, rec.RenderMS = true, r.took.Milliseconds()
+		}
+	}
+	c.parsing(func() { links = c.follow(l, resp, rec, page, graph, rd) })
 	switch {
 	case !c.mirroring():
 	case page.Unchanged > 0 && prev.ContentType == page.ContentType && c.out.inMirror(page.MirrorPath):
@@ -173,12 +197,18 @@ func location(l *frontier.Lease, resp *response) (*url.URL, string) {
 // references of a stylesheet) unless robots meta tags or X-Robots-Tag say
 // nofollow. What the page says of itself goes into its records: the
 // inventory's page facts, and the page record's canonical and hreflang.
-func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page, graph *[]storage.Link) []frontier.Item {
+// A page rendered (rd, without error) adds the links of its rendered
+// document and its script's routes, and its facts are the rendered ones.
+func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page, graph *[]storage.Link, rd *rendered) []frontier.Item {
 	base := mustParse(l.Request)
 	ct := resp.header.Get("Content-Type")
 	switch {
 	case isHTML(ct, resp.body):
 		e := extractHTML(resp.body, ct, base, c.agent, c.conf().Scope.MaxLinksPerPage)
+		var added []storage.Link // the link graph's lines found only after rendering
+		if rd != nil && rd.err == nil {
+			e, added = c.withRendered(e, rd, base, l.Request)
+		}
 		c.linksCut(l, rec, e.cut)
 		if u := linkHeaderCanonical(resp.header, base); u != nil {
 			switch h := u.String(); {
@@ -204,6 +234,10 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 		pageNofollow := nofollow(e.robots)
 		if c.out.links != nil {
 			*graph = append(*graph, e.graph(l.Request, pageNofollow)...)
+			for _, ln := range added {
+				ln.Nofollow = ln.Nofollow || pageNofollow
+				*graph = append(*graph, ln)
+			}
 		}
 		if l.Requisite || (c.conf().Links.HonorMetaRobots && pageNofollow) {
 			// A requisite is never crawled from: an HTML one (an

@@ -68,6 +68,27 @@ type Config struct {
 	// Extract are custom extractions run on every 200 HTML page, into the
 	// inventory's extracted.
 	Extract []ExtractConfig `yaml:"extract"`
+	// Render renders HTML pages in a headless browser and follows the
+	// links of the rendered page too (README, "Rendering").
+	Render RenderConfig `yaml:"render"`
+}
+
+// RenderConfig is render: which pages are rendered in a headless
+// Chromium, and how (README, "Rendering").
+type RenderConfig struct {
+	// Enabled renders every 2xx HTML page the crawl fetches (its
+	// requisites aside) and takes links from the rendered page too.
+	Enabled bool `yaml:"enabled"`
+	// Browser is the path of Chromium or Chrome; "" looks for chromium,
+	// chromium-browser, google-chrome in PATH.
+	Browser string `yaml:"browser"`
+	// Tabs is the most pages rendered at once.
+	Tabs int `yaml:"tabs"`
+	// Timeout bounds one page, from its load to its being settled.
+	Timeout time.Duration `yaml:"timeout"`
+	// Settle is how long no request must be in flight (after the load)
+	// for a page to count as rendered.
+	Settle time.Duration `yaml:"settle"`
 }
 
 // SitemapLimits bound each sitemap file, as the sitemaps.org protocol does.
@@ -187,8 +208,9 @@ type FetchConfig struct {
 	MaxBody ByteSize `yaml:"max_body"`
 	// MaxRedirects is the most redirect hops followed from one URL.
 	MaxRedirects int `yaml:"max_redirects"`
-	// Retries is how often a 5xx answer or network error is retried, with
-	// backoff.
+	// Retries is how often a 5xx or 429 answer or a network error is
+	// retried, each time on the URL's own backoff (README, "Failures are
+	// retried without stalling the host").
 	Retries int `yaml:"retries"`
 	// Proxy is the http, https or socks5 proxy every request goes
 	// through; empty means the environment's HTTPS_PROXY, HTTP_PROXY and
@@ -324,6 +346,7 @@ func DefaultConfig() Config {
 		Log:     LogConfig{Format: "text", Level: "info"},
 		Cluster: cluster.DefaultConfig(),
 		Report:  DefaultReportConfig(),
+		Render:  RenderConfig{Tabs: 2, Timeout: 20 * time.Second, Settle: 500 * time.Millisecond},
 	}
 }
 
@@ -376,8 +399,8 @@ func (c *configCheck) positiveSize(key string, v ByteSize) {
 // *ConfigError; it returns nil when c is fit to crawl with. Call it after
 // every source (file, flags, arguments) is merged: a crawl needs at least one
 // seed or sitemap, and a config file alone may lack them. It reads the files
-// the config names (fetch.ca_file, fetch.auth's password files) and
-// contacts nothing.
+// the config names (fetch.ca_file, fetch.auth's password files), looks for
+// the browser when render.enabled, and contacts nothing.
 func (c Config) Validate() error {
 	var ck configCheck
 	ck.userAgent(c.UserAgent)
@@ -403,6 +426,7 @@ func (c Config) Validate() error {
 	ck.daemon(c.Daemon)
 	ck.report(c.Report)
 	ck.extract(c.Extract)
+	ck.render(c.Render)
 	ck.oneOf("log.format", c.Log.Format, "text", "json")
 	ck.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	var cerr *cluster.ConfigError

@@ -99,6 +99,9 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		`daemon.recrawl: must be > 0 when daemon.enabled is true, got 0s`,
 		`daemon.max_interval: must be 0 or ≥ daemon.recrawl (0s), got -1h`,
 		`daemon.listen: must be host:port (e.g. 127.0.0.1:9090), got "localhost"`,
+		`render.tabs: must be ≥ 1, got 0`,
+		`render.timeout: must be > 0, got 0s`,
+		`render.settle: must be > 0, got 0s`,
 		`log.format: must be text or json, got "JSON"`,
 		`log.level: must be debug, info, warn or error, got "trace"`,
 	}

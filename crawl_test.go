@@ -225,8 +225,8 @@ func TestCrawlWritesWARCAndRecordsCanonical(t *testing.T) {
 		}
 		types[rec.Header.Get("WARC-Type")]++
 	}
-	// Four pages (/, /a, /home, /fr/): a request and a response each.
-	if types["warcinfo"] != 1 || types["request"] != 4 || types["response"] != 4 {
+	// robots.txt and four pages (/, /a, /home, /fr/): a request and a response each.
+	if types["warcinfo"] != 1 || types["request"] != 5 || types["response"] != 5 {
 		t.Errorf("WARC records by type: %v", types)
 	}
 }

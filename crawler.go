@@ -15,6 +15,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/render"
 )
 
 // Options are what a crawl needs besides its Config: where its log, its
@@ -94,6 +95,8 @@ type Crawler struct {
 	relink *relinker // the mirror's links, after each pass
 	chains *chains   // redirects' records, until their chain ends
 	shared *shared   // the crawl shared by several workers; nil on one machine
+
+	render *rendering // the browser, when render.enabled; nil otherwise
 }
 
 // New opens (or creates) the crawl state in cfg.StateDir and the outputs.
@@ -157,7 +160,7 @@ func (c *Crawler) open() (err error) {
 	c.x = &exchange{hosts: c.hosts, fetch: fetch, obs: c.obs, now: c.now}
 	c.budget.most = func() int { return c.conf().Scope.MaxPages }
 	c.obs.gauges = c.gauges
-	if c.out, err = openOutputs(c.cfg, c.opts, c.log); err != nil {
+	if c.out, err = openOutputs(c.cfg, c.opts, c.log, c.state.Digests); err != nil {
 		return err
 	}
 	c.relink = &relinker{
@@ -183,6 +186,19 @@ func (c *Crawler) open() (err error) {
 	if c.cfg.Cluster.Enabled() {
 		c.shared = newShared(c)
 		c.hosts.shared = c.shared
+	}
+	if c.cfg.Render.Enabled {
+		rc := c.cfg.Render
+		path, err := render.FindBrowser(rc.Browser)
+		if err != nil {
+			return fmt.Errorf("render.browser: %w", err)
+		}
+		c.render = &rendering{
+			r: render.New(render.Options{Browser: path, Tabs: rc.Tabs, Timeout: rc.Timeout, Settle: rc.Settle,
+				UserAgent: c.cfg.UserAgent, Log: c.log}),
+			kept: newBodyCache(renderCacheSize),
+		}
+		c.hosts.renderTabs = rc.Tabs
 	}
 	return nil
 }
@@ -252,6 +268,9 @@ func scopeOrigins(h string) []string {
 // Close flushes the outputs and closes the state. It is safe to call once
 // Run has returned.
 func (c *Crawler) Close() error {
+	if c.render != nil {
+		c.render.r.Close()
+	}
 	err := c.out.close()
 	if c.front != nil {
 		err = errors.Join(err, c.front.Close())
@@ -340,8 +359,18 @@ func (c *Crawler) process(ctx context.Context, j job) {
 		c.settle(l, release(now.Add(100*time.Millisecond)))
 		return
 	}
+	o := c.visit(ctx, l, j.out.budgeted)
+	if o.kind == outcomeRelease {
+		// Nothing is written of a URL given back: it is let go first,
+		// so that the next lease of it, which may follow at once, finds
+		// it free rather than going back to wait (out of its turn, and
+		// of its link depth's).
+		c.visiting.drop(l.Key)
+		c.settle(l, o)
+		return
+	}
 	defer c.visiting.drop(l.Key)
-	c.settle(l, c.visit(ctx, l, j.out.budgeted))
+	c.settle(l, o)
 }
 
 // summary is what the run did, from the observer, the frontier and the

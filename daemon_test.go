@@ -120,7 +120,7 @@ func TestDaemonRevisits(t *testing.T) {
 	has := func(want string) bool { return count(want) > 0 }
 	wait := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(patience); !cond(); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				stop()
 				t.Fatalf("timed out waiting for %s; requests: %v", what, s.requests())
@@ -219,7 +219,7 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := runInBackground(c)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		mu.Lock()
 		p := private

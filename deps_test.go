@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"storage/links":  {"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia", "golang.org/x/net/html/"}, // cascadia: goquery's selectors, compiled once
 	"storage/mirror": {module + "/storage/links"},
 	"storage/report": {module + "/storage", module + "/frontier"},
+	"storage/render": {"github.com/chromedp/"},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",
@@ -44,14 +45,19 @@ var allowedImports = map[string][]string{
 	// The tests' embedded server; TestOnlyTestsImportClustertest keeps
 	// it out of the binary.
 	"frontier/cluster/clustertest": {"github.com/nats-io/nats-server/"},
+	// The tests' second WARC reader; TestOnlyTestsImportClustertest keeps
+	// it out of the binary too.
+	"storage/warc/warctest": {"github.com/klauspost/compress/", "github.com/nlnwa/gowarc"},
+	"storage/wacz":          {module + "/storage", module + "/storage/warc"},
 }
 
 // TestOnlyTestsImportClustertest fails when a package's non-test files
-// import clustertest, which would link nats-server into the binary.
+// import clustertest or warctest, which would link nats-server or gowarc
+// into the binary.
 func TestOnlyTestsImportClustertest(t *testing.T) {
 	for dir := range allowedImports {
 		for path, file := range parseImports(t, dir) {
-			if path == module+"/frontier/cluster/clustertest" {
+			if path == module+"/frontier/cluster/clustertest" || path == module+"/storage/warc/warctest" {
 				t.Errorf("%s imports %s, which only tests may", file, path)
 			}
 		}

@@ -140,14 +140,14 @@ type job struct {
 
 // leaseOut is what is counted of a lease handed to a worker.
 type leaseOut struct {
-	origin   string
-	kind     frontier.Kind
-	linked   bool // a page a chain of links from a seed reaches
-	budgeted bool // a page of the crawl's hosts, which max_pages counts
+	origin    string
+	kind      frontier.Kind
+	linkDepth int  // a page's link depth; frontier.NoLinkDepth when no chain of links from a seed reaches it
+	budgeted  bool // a page of the crawl's hosts, which max_pages counts
 }
 
 func (c *Crawler) outOf(l *frontier.Lease) leaseOut {
-	return leaseOut{origin: l.Origin, kind: l.Kind, linked: l.LinkDepth >= 0,
+	return leaseOut{origin: l.Origin, kind: l.Kind, linkDepth: l.LinkDepth,
 		budgeted: l.Kind == frontier.KindPage && !l.Requisite && !c.external(l.Origin)}
 }
 

@@ -16,9 +16,11 @@
 // dispatch (dispatch.go) takes leases from the frontier as hosts become
 // ready and hands them to a fixed pool of workers; it holds back a host's
 // pages while one of its sitemaps is read (so in_sitemap and depth 0 are
-// known first), pages no link reaches yet while the host's linked pages
-// are visited (so link_depth is the shortest chain of links), and pages
-// past max_pages (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
+// known first), pages no link reaches yet, or two link hops deeper than
+// a linked page of the host being visited, until it is done (with the
+// frontier handing a host's linked pages out by link depth, this makes
+// link_depth the shortest chain of links), and pages past max_pages
+// (budget). A worker's visit (visit.go, answer.go) is a flat pipeline whose
 // every step may end it: in scope, not fetched already, robots.txt
 // (robots.go), the host's page budget, a slot of the host, the request, the
 // answer (links found and admitted by admit.go, the body saved). It
@@ -58,6 +60,15 @@
 //     page budget; otherwise checked by checkLink. At max_pages the
 //     dispatcher still hands out what counts toward no budget, putting
 //     off the hosts whose next URL is a page.
+//   - rendering (renderer.go), with render.enabled, renders each 2xx HTML
+//     page of the crawl in package storage/render's headless browser while
+//     its lease is held, and is the browser's network: each request it
+//     makes is judged (scheme, scope or scope.requisites, robots.txt) and
+//     sent through the exchange, archived, or answered from the bodies
+//     this run kept. The rendered page's links join the served page's
+//     (answer.go); a host has at most render.tabs pages visited at once.
+//     In a crawl shared by several workers, a browser's request to a host
+//     another worker holds fails in the browser.
 //   - shared (shared.go), in a crawl shared by several workers (the
 //     cluster block, frontier/cluster), owns this worker's part: which
 //     hosts it may ask (hosts consult it before the gate), what must reach

@@ -106,6 +106,7 @@ func (x *exchange) do(ctx context.Context, origin string, r request, keep func(*
 		res = politeness.Result{Status: resp.status, RetryAfter: resp.header.Get("Retry-After"),
 			Took: resp.duration, Bytes: int64(len(resp.body))}
 	}
+	res.URL, res.Attempt = r.url, r.attempt
 	res.Unsent = guard.release()
 	out := x.hosts.release(origin, x.now(), res)
 	// The release readied the host and woke the dispatcher, which Go runs

@@ -37,7 +37,7 @@ func (c *Crawler) checkLink(ctx context.Context, l *frontier.Lease, now time.Tim
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
-	r := request{url: l.Request, head: !c.hosts.refusesHead(l.Origin), limit: 1, timeout: c.conf().Fetch.Timeout}
+	r := request{url: l.Request, head: !c.hosts.refusesHead(l.Origin), limit: 1, timeout: c.conf().Fetch.Timeout, attempt: l.Attempts}
 	refused := func(resp *response, err error) bool {
 		return err == nil && r.head && (resp.status == 405 || resp.status == 501)
 	}

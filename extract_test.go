@@ -175,7 +175,7 @@ func TestReadBody(t *testing.T) {
 		{"truncated gzip keeps what decoded", gzipped(t, plain)[:40], "gzip", 2000, -1, nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, cut, err := readBody(bytes.NewReader(tc.body), tc.encoding, tc.limit, tc.size)
+			got, cut, err := readBody(bytes.NewReader(tc.body), tc.encoding, tc.limit, tc.size, nil)
 			if tc.decodeErr != (err == errBodyDecode) {
 				t.Fatalf("err = %v", err)
 			}
@@ -200,7 +200,7 @@ func TestReadBodyBomb(t *testing.T) {
 	zw.Write(make([]byte, 64<<20))
 	zw.Close()
 	bomb := buf.Bytes()
-	got, cut, err := readBody(bytes.NewReader(bomb), "gzip", 1<<20, -1)
+	got, cut, err := readBody(bytes.NewReader(bomb), "gzip", 1<<20, -1, nil)
 	if err != nil || !cut || len(got) != 1<<20 {
 		t.Fatalf("bomb: %d bytes, cut=%v, err=%v", len(got), cut, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,11 +73,13 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 type request struct {
 	url          string
 	robots       bool          // a robots.txt, asked for as text
+	accept       string        // the Accept header, when not a page's (a browser's XHR asks for JSON)
 	head         bool          // HEAD rather than GET
 	limit        int64         // the most body bytes read; 0 means maxBody
 	timeout      time.Duration // for the whole request; 0 means the fetcher's
 	etag         string        // for If-None-Match on a revisit
 	lastModified string        // for If-Modified-Since on a revisit
+	attempt      int           // failed attempts of url before this one, for the gate's backoff
 	sent         func(time.Time)
 	answered     func(time.Time) // the first byte of the answer came
 }
@@ -88,6 +91,11 @@ type response struct {
 	body      []byte // decoded, at most the limit
 	truncated bool   // the body was longer than the limit and was cut
 	decoded   bool   // a Content-Encoding was undone
+	// raw is the body as the server sent it (its Content-Encoding kept,
+	// chunking undone) when that differs from body, at most the limit;
+	// rawCut says it was cut there. The WARC keeps it as received.
+	raw    []byte
+	rawCut bool
 	// undecoded names a Content-Encoding that could not be undone (one
 	// not asked for, such as br, or a body that is not what it claims):
 	// the body is as sent, fit for neither links nor the mirror.
@@ -95,8 +103,10 @@ type response struct {
 	sent      time.Time
 	duration  time.Duration
 	proto     string      // "HTTP/1.1", "HTTP/2.0"
+	reason    string      // the status line's reason phrase as sent
 	reqHeader http.Header // as sent, for WARC
 	remoteIP  string
+	archived  bool // in the WARC already: a render's answer, reused (renderer.go)
 
 	ttfb time.Duration // from the request's start to the first byte of the answer
 }
@@ -148,6 +158,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	out := &response{
 		status: resp.StatusCode, header: resp.Header, sent: start,
 		proto: resp.Proto, reqHeader: withoutSecrets(req.Header),
+		reason: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
 	}
 	if !firstByte.IsZero() {
 		out.ttfb = firstByte.Sub(start)
@@ -163,7 +174,15 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 		limit = min(limit, 4<<10) // only a 2xx robots.txt is read; the rest keeps the connection
 	}
 	enc := resp.Header.Get("Content-Encoding")
-	out.body, out.truncated, err = readBody(resp.Body, enc, limit, resp.ContentLength)
+	var raw *rawCopy
+	if enc != "" {
+		raw = &rawCopy{limit: limit}
+	}
+	out.body, out.truncated, err = readBody(resp.Body, enc, limit, resp.ContentLength, raw)
+	if raw != nil {
+		// A decoded body cut at the limit left the rest of the stream unread.
+		out.raw, out.rawCut = raw.buf.Bytes(), raw.cut || out.truncated
+	}
 	out.decoded = err == nil && enc != ""
 	out.duration = f.now().Sub(start)
 	switch {
@@ -191,9 +210,12 @@ func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, err
 	if f.userAgent != "" {
 		req.Header.Set("User-Agent", f.userAgent)
 	}
-	if r.robots {
+	switch {
+	case r.robots:
 		req.Header.Set("Accept", "text/plain, */*;q=0.5")
-	} else {
+	case r.accept != "":
+		req.Header.Set("Accept", r.accept)
+	default:
 		req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
@@ -224,7 +246,12 @@ func withoutSecrets(h http.Header) http.Header {
 // encoding it does not have is kept as sent, with errBodyDecode. size is
 // what the server said the body's length is (-1 when it did not): a hint
 // for the buffer of an unencoded body, never trusted beyond a megabyte.
-func readBody(body io.Reader, encoding string, limit, size int64) ([]byte, bool, error) {
+// keep, when not nil, keeps a copy of the encoded bytes read, at most its
+// limit.
+func readBody(body io.Reader, encoding string, limit, size int64, keep *rawCopy) ([]byte, bool, error) {
+	if keep != nil {
+		body = io.TeeReader(body, keep)
+	}
 	encoding = strings.ToLower(strings.TrimSpace(encoding))
 	if encoding == "" || encoding == "identity" {
 		var buf bytes.Buffer
@@ -298,4 +325,23 @@ func readInto(buf *bytes.Buffer, r io.Reader, limit int64) ([]byte, bool, error)
 		return buf.Bytes()[:limit], true, nil
 	}
 	return buf.Bytes(), false, err
+}
+
+// rawCopy keeps the first limit bytes written to it and notes whether more
+// came: the body as sent, beside its decoded form.
+type rawCopy struct {
+	buf   bytes.Buffer
+	limit int64
+	cut   bool
+}
+
+func (c *rawCopy) Write(p []byte) (int, error) {
+	room := c.limit - int64(c.buf.Len())
+	if int64(len(p)) > room {
+		c.buf.Write(p[:max(room, 0)])
+		c.cut = true
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	return len(p), nil
 }

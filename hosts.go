@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -40,12 +41,18 @@ type hosts struct {
 	// this worker's to ask, and keeps their waits for a successor; nil on
 	// one machine.
 	shared *shared
+	// renderTabs is render.tabs when render.enabled, 0 otherwise: a host
+	// has at most that many of its pages visited (fetched, then
+	// rendered) at once, so that one site cannot hold every worker
+	// waiting for a tab.
+	renderTabs int
 
 	mu        sync.Mutex
+	rendering map[string]int       // page leases out while rendering is on, by origin
 	pages     map[string]int       // pages fetched this run, by origin
 	waitedTo  map[string]time.Time // politeness wait counted up to, by origin
 	reading   map[string]int       // sitemap leases out, by origin
-	linking   map[string]int       // leases of linked pages out, by origin
+	linking   map[string][]int     // link depths of the leases of linked pages out, by origin
 	heldBack  map[string]bool      // origins put off until their sitemaps are read and linked pages settled
 	unread    map[string]bool      // origins whose robots.txt just queued sitemaps of their own
 	noHead    map[string]bool      // hosts out of scope that refused a HEAD (external.go)
@@ -62,7 +69,7 @@ func newHosts(cfg *liveConfig, start time.Time, front *frontier.Frontier, st *st
 		front:  front, saved: st.Robots, obs: obs, log: log,
 		agent: ProductToken(cfg.UserAgent), conf: conf, now: now,
 		pages: map[string]int{}, waitedTo: map[string]time.Time{},
-		reading: map[string]int{}, linking: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
+		reading: map[string]int{}, linking: map[string][]int{}, rendering: map[string]int{}, heldBack: map[string]bool{}, unread: map[string]bool{},
 		noHead: map[string]bool{},
 		asked:  map[string]time.Time{}, lastTry: map[string]time.Time{},
 	}
@@ -248,8 +255,8 @@ func (h *hosts) release(origin string, now time.Time, r politeness.Result) polit
 		h.shared.handed(origin, -1)
 	}
 	h.ready(origin, now)
-	if r.Status == 429 || r.Status == 503 {
-		h.persistWait(origin, out.RetryAt)
+	if out.Wait && (r.Status == 429 || r.Status == 503) {
+		h.persistWait(origin, out.Until)
 	}
 	if out.Parked != "" {
 		h.park(origin, out.Parked)
@@ -365,11 +372,15 @@ func (h *hosts) pagesOf(origin string) int {
 // page whose visit read robots.txt is out already when robots.txt names
 // the host's sitemaps: it goes back once (see firstSitemaps).
 //
-// Linked pages being visited make pages no link reaches yet wait: those
-// come last in their host's queue (see listedPriority), and a link found
-// by a visit under way may reach one and give it its link depth. Pages
-// only a sitemap reaches lead to no link depth, so that once the linked
-// pages are done, the rest go on with no wait.
+// Linked pages being visited make pages that a link they hold may bring
+// nearer wait: those no link reaches yet, which come last in their host's
+// queue (see listedPriority), and those two link hops or more deeper than
+// a page under way. The frontier hands a host's linked pages out by link
+// depth, so that without this wait only a page being visited, or one
+// whose links are not yet queued, could hold a shorter chain to the next:
+// with it, each page is fetched with its shortest chain of links from the
+// host's pages known. Pages only a sitemap reaches lead to no link depth,
+// so that once the linked pages are done, the rest go on with no wait.
 //
 // Only the leases of the host's own origin wait (the protocol keeps a
 // sitemap's URLs on its host); the dispatcher goes on with other hosts.
@@ -382,26 +393,43 @@ func (h *hosts) out(l leaseOut) {
 	case l.kind == frontier.KindSitemap:
 		h.reading[l.origin]++
 		delete(h.unread, l.origin)
-	case l.linked:
-		h.linking[l.origin]++
+	case l.linkDepth >= 0:
+		h.linking[l.origin] = append(h.linking[l.origin], l.linkDepth)
+	}
+	if l.budgeted && h.renderTabs > 0 {
+		h.rendering[l.origin]++
 	}
 }
 
 // back counts a lease settled, its URLs in the frontier, and readies the
-// host when nothing it waited for is out any more.
+// host when a page of it was held back and no sitemap is read any more:
+// what held it may be over (mustWait holds it again if not).
 func (h *hosts) back(l leaseOut) {
 	h.mu.Lock()
 	switch {
 	case l.kind == frontier.KindSitemap:
 		h.reading[l.origin]--
-	case l.linked:
-		h.linking[l.origin]--
+	case l.linkDepth >= 0:
+		lds := h.linking[l.origin]
+		if i := slices.Index(lds, l.linkDepth); i >= 0 {
+			lds = slices.Delete(lds, i, i+1)
+		}
+		h.linking[l.origin] = lds
 	}
-	none := h.reading[l.origin] == 0 && h.linking[l.origin] == 0
-	held := none && h.heldBack[l.origin]
-	if none {
+	if l.budgeted && h.renderTabs > 0 {
+		if h.rendering[l.origin]--; h.rendering[l.origin] <= 0 {
+			delete(h.rendering, l.origin)
+		}
+	}
+	if h.reading[l.origin] == 0 {
 		delete(h.reading, l.origin)
+	}
+	if len(h.linking[l.origin]) == 0 {
 		delete(h.linking, l.origin)
+	}
+	held := h.heldBack[l.origin] && h.reading[l.origin] == 0 &&
+		(h.renderTabs == 0 || h.rendering[l.origin] < h.renderTabs)
+	if held {
 		delete(h.heldBack, l.origin)
 	}
 	h.mu.Unlock()
@@ -454,7 +482,10 @@ func (h *hosts) firstSitemaps(l *frontier.Lease) bool {
 
 // mustWait reports whether page lease l must wait: for a sitemap of its
 // host being read, if no sitemap listed it yet, or for its host's linked
-// pages being visited, if no link reached it yet. If so the host is not
+// pages being visited, if one of them may bring it nearer (no link
+// reached it yet, or it is two link hops or more deeper), or, when pages
+// are rendered, for one of the render.tabs pages of its host being
+// visited (one render is one lease of its host). If so the host is not
 // handed out until they are done, and the caller gives l back.
 func (h *hosts) mustWait(l *frontier.Lease) bool {
 	if l.Kind != frontier.KindPage {
@@ -463,8 +494,12 @@ func (h *hosts) mustWait(l *frontier.Lease) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	forSitemap := !l.InSitemap && h.reading[l.Origin] > 0
-	forLinks := l.LinkDepth < 0 && h.linking[l.Origin] > 0
-	if !forSitemap && !forLinks {
+	forLinks := false
+	if lds := h.linking[l.Origin]; len(lds) > 0 {
+		forLinks = l.LinkDepth < 0 || slices.Min(lds) < l.LinkDepth-1
+	}
+	forRender := h.renderTabs > 0 && !l.Requisite && h.rendering[l.Origin] >= h.renderTabs
+	if !forSitemap && !forLinks && !forRender {
 		return false
 	}
 	h.front.SetReady(l.Origin, farFuture)

@@ -27,6 +27,7 @@ func TestLabelledCountersStartAtZero(t *testing.T) {
 		"crawler_robots_requests_total":  {"ok", "missing", "unreachable"},
 		"crawler_urls_rejected_total":    {"host", "scheme", "nofollow", "depth"},
 		"crawler_fetches_total":          {"2xx", "error"},
+		"crawler_renders_total":          {"rendered", "failed"},
 	} {
 		for _, l := range labels {
 			if zero, ok := got[name][l]; !ok || !zero {

@@ -38,6 +38,7 @@ type observer struct {
 	stateErrors  int64
 	outputErrors map[string]int64 // failed writes, by output
 	partChanges  map[string]int64 // a shared crawl's partitions gained, handed over, lost
+	renders      [2]int64         // pages rendered, and pages whose render failed (render.enabled)
 	brokenN      int64            // URLs whose answer was ≥ 400, or none came
 	broken       []BrokenURL      // the first maxBroken of them
 
@@ -166,6 +167,15 @@ func (o *observer) sitemapWarning(rule string) {
 }
 func (o *observer) outputError(output string) { o.add(o.outputErrors, output) }
 
+// render counts a page rendered, or whose render failed.
+func (o *observer) render(ok bool) {
+	if ok {
+		o.inc(&o.renders[0])
+	} else {
+		o.inc(&o.renders[1])
+	}
+}
+
 // partitionChange counts a shared crawl's partition gained (clean or not),
 // handed over or lost.
 func (o *observer) partitionChange(kind string) { o.add(o.partChanges, kind) }
@@ -267,6 +277,8 @@ var (
 		"Partitions of a shared crawl this worker holds.", nil, nil)
 	descPartChanges = prometheus.NewDesc("crawler_cluster_partition_changes_total",
 		"Partitions of a shared crawl gained (after a clean handover or not), handed over and lost.", []string{"change"}, nil)
+	descRenders = prometheus.NewDesc("crawler_renders_total",
+		"Pages rendered in the browser (render.enabled), and pages whose render failed.", []string{"result"}, nil)
 )
 
 // The label values of the labelled counters that are known beforehand:
@@ -333,6 +345,8 @@ func (o *observer) Collect(ch chan<- prometheus.Metric) {
 	byLabel(descWarnings, o.warnings, sitemapRules...)
 	counter(descStateErrors, float64(o.stateErrors))
 	byLabel(descOutputErrors, o.outputErrors, outputKeys...)
+	counter(descRenders, float64(o.renders[0]), "rendered")
+	counter(descRenders, float64(o.renders[1]), "failed")
 	if g.partitions >= 0 {
 		for _, k := range []string{"gained_clean", "gained_unclean", "handover", "lost"} {
 			counter(descPartChanges, float64(o.partChanges[k]), k)

@@ -8,10 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/mirror"
 	"github.com/politecrawl/crawler/storage/warc"
@@ -25,6 +28,7 @@ type outputs struct {
 	links  *storage.Inventory // the link graph
 	mirror *mirror.Mirror
 	warc   *warc.Writer
+	index  warc.Index // of what the WARC files hold
 	log    *slog.Logger
 
 	mu sync.Mutex // one inventory line at a time, each whole
@@ -32,8 +36,8 @@ type outputs struct {
 	mirrored atomic.Int64 // pages saved in or removed from the mirror, and nothing else: relinkEvery reads a change in it
 }
 
-func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
-	o := &outputs{log: log}
+func openOutputs(cfg Config, opts Options, log *slog.Logger, digests warc.Index) (*outputs, error) {
+	o := &outputs{log: log, index: digests}
 	var err error
 	switch {
 	case opts.Inventory != nil:
@@ -60,6 +64,7 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger) (*outputs, error) {
 		o.warc, err = warc.NewWriter(warc.Options{
 			Dir: cfg.Output.WARC, MaxSize: int64(cfg.Output.WARCMaxSize),
 			Software: "politecrawl", Info: map[string]string{"http-header-user-agent": cfg.UserAgent},
+			Index: digests,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("output.warc: %w", err)
@@ -77,12 +82,35 @@ func (o *outputs) inventory(r storage.Record) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	err := o.inv.Write(r)
+	err := o.inv.Write(redactRecord(r))
 	if err == nil {
 		err = o.inv.Flush()
 	}
 	return err
 }
+
+// redactRecord is r with the password of every URL in it masked
+// (frontier.Redact): a page may link to http://user:password@host/, which
+// is refused, and recorded so.
+func redactRecord(r storage.Record) storage.Record {
+	r.URL, r.FinalURL, r.Referrer = frontier.Redact(r.URL), frontier.Redact(r.FinalURL), frontier.Redact(r.Referrer)
+	r.Canonical, r.Error = frontier.Redact(r.Canonical), frontier.Redact(r.Error)
+	if slices.ContainsFunc(r.RedirectChain, hasAt) {
+		r.RedirectChain = slices.Clone(r.RedirectChain)
+		for i, u := range r.RedirectChain {
+			r.RedirectChain[i] = frontier.Redact(u)
+		}
+	}
+	if slices.ContainsFunc(r.Hreflang, func(h storage.Hreflang) bool { return hasAt(h.URL) }) {
+		r.Hreflang = slices.Clone(r.Hreflang)
+		for i := range r.Hreflang {
+			r.Hreflang[i].URL = frontier.Redact(r.Hreflang[i].URL)
+		}
+	}
+	return r
+}
+
+func hasAt(s string) bool { return strings.IndexByte(s, '@') >= 0 }
 
 // linkGraph appends a page's links to the link graph, all of them before
 // its URL is done: a kill in between writes them again with the visit.
@@ -91,6 +119,7 @@ func (o *outputs) linkGraph(links []storage.Link) error {
 		return nil
 	}
 	for _, l := range links {
+		l.From, l.To = frontier.Redact(l.From), frontier.Redact(l.To)
 		if err := o.links.WriteLink(l); err != nil {
 			return err
 		}
@@ -134,21 +163,39 @@ func (o *outputs) removeMirror(u *url.URL, contentType string) error {
 	return nil
 }
 
-// saveWARC writes the exchange as WARC records and returns the reference to
-// keep for the next visit (prev when nothing new was stored).
+// saveWARC writes the exchange as WARC records, the body as received, and
+// returns the reference to keep for the next visit.
 func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev warc.Ref) (warc.Ref, error) {
 	if o.warc == nil {
 		return prev, nil
 	}
+	body, cut := resp.body, resp.truncated
+	if resp.raw != nil {
+		body, cut = resp.raw, resp.rawCut
+	}
 	ref, err := o.warc.WriteExchange(warc.Exchange{
 		Date: sent, URL: u, RequestHeader: resp.reqHeader, RemoteAddr: resp.remoteIP,
-		Proto: resp.proto, Status: resp.status, Header: resp.header, Body: resp.body,
-		Decoded: resp.decoded, Truncated: resp.truncated,
+		Proto: resp.proto, Status: resp.status, Reason: resp.reason, Header: resp.header,
+		Body: body, Truncated: cut,
 	}, prev)
 	if err != nil {
 		return prev, fmt.Errorf("write %s: %w", u, err)
 	}
 	return ref, nil
+}
+
+// archived reports whether a 304 for the URL has a record in the WARC
+// files to refer to: ref, the page record's, or one the index knows. With
+// no WARC every URL has.
+func (o *outputs) archived(rawURL string, ref warc.Ref) bool {
+	if o.warc == nil || ref.TargetURI != "" {
+		return true
+	}
+	if o.index == nil {
+		return false
+	}
+	_, ok, err := o.index.ByURL(mustParse(rawURL).String())
+	return ok && err == nil
 }
 
 func (o *outputs) flush() error {

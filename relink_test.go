@@ -251,7 +251,7 @@ func TestDaemonKeepsUnchangedMirrorFile(t *testing.T) {
 	if !poll(func() bool { return fetched() >= 3 }) {
 		stop()
 		c.Close()
-		t.Fatalf("/ fetched %d times in 10s, want 3", fetched())
+		t.Fatalf("/ fetched %d times in %v, want 3", fetched(), patience)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
@@ -397,7 +397,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 	waitRelinked(t, c, cfg, srv.URL, func() {
 		b := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/b"), "text/html"))
 		if !poll(func() bool { _, err := os.Stat(b); return err == nil }) {
-			t.Errorf("/b not saved in 10s")
+			t.Errorf("/b not saved in %v", patience)
 			return
 		}
 		next := cfg
@@ -409,7 +409,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 }
 
 // waitRelinked runs c as a daemon until the mirror file of base+"/" links
-// to b.html, or fails after 10s. started, if not nil, runs once c runs.
+// to b.html, or fails after patience. started, if not nil, runs once c runs.
 func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started func()) {
 	t.Helper()
 	stop := runInBackground(c)
@@ -427,7 +427,7 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 	}
 	c.Close()
 	if !strings.Contains(string(got), `href="b.html"`) {
-		t.Errorf("the index is not relinked in 10s: %q", got)
+		t.Errorf("the index is not relinked in %v: %q", patience, got)
 	}
 }
 
@@ -461,7 +461,7 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 		return err == nil && ok && p.Relinked
 	}
 	if !poll(func() bool { return relinked(srv.URL+"/") && relinked(srv.URL+"/b") }) {
-		t.Error("/ and /b not relinked in 10s")
+		t.Errorf("/ and /b not relinked in %v", patience)
 	}
 	if err := stop(); err != nil {
 		t.Error(err)

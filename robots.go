@@ -11,6 +11,7 @@ import (
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/robots"
+	"github.com/politecrawl/crawler/storage/warc"
 )
 
 // errOutOfScope refuses a robots.txt redirect to a host the crawl may not
@@ -100,7 +101,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		var f robots.Fetch
 		var next *url.URL
 		key := robotsKey(u)
-		c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize, timeout: c.conf().Fetch.Timeout}, func(resp *response, err error) {
+		resp, _, err := c.x.do(ctx, held, request{url: u.String(), robots: true, limit: robots.MaxSize, timeout: c.conf().Fetch.Timeout}, func(resp *response, err error) {
 			f = robotsAnswer(resp, err, c.now())
 			f.Redirects = hop
 			if err == nil {
@@ -115,6 +116,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 		})
 		if err := ctx.Err(); err != nil {
 			return robots.Fetch{}, asked, key, err
+		}
+		if err == nil {
+			c.archive(u, resp) // after the slot is free: the host's next request need not wait for the disk
 		}
 		if next == nil {
 			if c.shared != nil {
@@ -154,6 +158,23 @@ func (c *Crawler) fetchRobots(ctx context.Context, origin string, asked time.Tim
 			return sf, sAsked, "", nil
 		}
 		held, u = target, next
+	}
+}
+
+// archive writes an exchange that is no URL's visit (robots.txt) to the
+// WARC files, and its record to the index of payloads; failing to keep it
+// stops the crawl, as any output's failure.
+func (c *Crawler) archive(u *url.URL, resp *response) {
+	if c.out.warc == nil {
+		return
+	}
+	ref, err := c.out.saveWARC(u, resp, resp.sent, warc.Ref{})
+	if err != nil {
+		c.writeFailed(&writeError{output: "output.warc", err: err})
+		return
+	}
+	if err := c.state.Digests.Add(u.String(), ref); err != nil {
+		c.writeFailed(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err))
 	}
 }
 

@@ -66,7 +66,7 @@ func TestLastCallHonoursRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	sum, err := c.Run(ctx)
 	if err != nil || len(sum.Parked) != 0 || tries.Load() != 2 {

@@ -62,6 +62,7 @@ func (c *Crawler) settle(l *frontier.Lease, o outcome) {
 		err = c.front.Release(l, o.at)
 	case outcomeRetry:
 		c.obs.retry()
+		c.log.Debug("a request failed: it is tried again later", "url", l.Request, "at", o.at)
 		err = c.front.Retry(l, o.at)
 	case outcomeFailed:
 		c.writeFailed(o.err)
@@ -97,11 +98,16 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		target = &o.links[0]
 	}
 	recs, chainHook := c.chains.settle(l, rec, target)
-	var pageHook storage.Hook
+	var pageHook, warcHook storage.Hook
 	if o.page != nil {
 		pageHook = c.pages.PutHook(*o.page)
+		if c.out.warc != nil {
+			// The record holding the page's payload, for the revisits
+			// of the WARC writer (identical bodies, a 304).
+			warcHook = c.state.Digests.AddHook(mustParse(l.Request).String(), o.page.WARC)
+		}
 	}
-	fo.Hook = storage.Hooks(pageHook, chainHook)
+	fo.Hook = storage.Hooks(pageHook, chainHook, warcHook)
 	// The records are written before the URL is done: a kill in between
 	// repeats the visit and its records, but never loses them.
 	if err := c.out.linkGraph(o.graph); err != nil {
@@ -122,11 +128,16 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		own, err := c.shared.found(l.Origin, o.links, &done)
 		switch {
 		case errors.Is(err, errNotOurs):
-			return c.front.Release(l, time.Time{}) // its new owner's
+			// Its new owner's: a request in flight when the partition
+			// was lost (a pause, a lease run out), made again there.
+			c.shared.unwritten.Add(1)
+			c.log.Debug("cluster: a URL done is left to its partition's new owner", "url", l.Request)
+			return c.front.Release(l, time.Time{})
 		case err != nil:
 			// The server is away, or slow: the URL is fetched again
 			// later, once it can be written (owns waits for the
 			// connection).
+			c.shared.unwritten.Add(1)
 			c.log.Warn("cluster: write a URL done", "url", l.Request, "err", err)
 			return c.front.Release(l, now.Add(c.shared.lease/4))
 		}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -44,6 +45,10 @@ type shared struct {
 	compact int    // entries that make a partition's history worth compacting, at least
 	wake    func() // the dispatcher's
 	signal  chan struct{}
+	// unwritten counts the requests made whose outcome could not be
+	// written (the partition lost meanwhile, the server away): each may
+	// be made again, by this worker or the partition's next owner.
+	unwritten atomic.Int64
 
 	mu           sync.Mutex
 	changes      []cluster.Change

@@ -26,6 +26,7 @@ type testSite struct {
 	inFlight int
 	maxIn    int
 	hold     time.Duration // how long each answer takes
+	gate     chan struct{} // when not nil, answers wait until it is closed
 }
 
 type page struct {
@@ -33,6 +34,7 @@ type page struct {
 	ctype   string
 	body    string
 	headers map[string]string
+	hang    bool // never answered: the handler ends when the client goes
 }
 
 type hit struct {
@@ -54,7 +56,7 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.inFlight++
 	s.maxIn = max(s.maxIn, s.inFlight)
 	p, ok := s.pages[r.URL.RequestURI()]
-	hold := s.hold
+	hold, gate := s.hold, s.gate
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -64,8 +66,18 @@ func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
 	if hold > 0 {
 		time.Sleep(hold)
 	}
+	if gate != nil {
+		<-gate
+	}
 	if !ok {
 		http.NotFound(w, r)
+		return
+	}
+	if p.hang {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
 		return
 	}
 	for k, v := range p.headers {
@@ -189,10 +201,28 @@ func inventory(t *testing.T, path string) map[string]storage.Record {
 	return out
 }
 
-// poll calls cond every 10ms until it holds, for at most 10s, and reports
+// patience bounds the tests' waits for what a crawl brings about: long
+// enough that only something stuck exceeds it, never a busy machine or
+// the race detector.
+const patience = 2 * time.Minute
+
+// waitUntil polls cond until it holds, failing the test after patience.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", patience, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// poll calls cond every 10ms until it holds, for at most patience (a
+// bound only something stuck exceeds, not a busy machine), and reports
 // whether it held.
 func poll(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			return false
 		}

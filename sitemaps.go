@@ -64,14 +64,15 @@ func (c *Crawler) seedItems() []frontier.Item {
 const sitemapPriority = 1
 
 // listedPriority is the queue priority of a page a sitemap lists with
-// priority p (the protocol's 0.5 when it gives none): below the links'
-// DefaultPriority, in the sitemap's order, so that a host's pages are
-// fetched as links reach them, from the seeds out, and those only a
-// sitemap lists come last. A
-// link that reaches a listed page before it is fetched gives it its place
-// among the links, and its link depth (see frontier.Item.LinkDepth):
-// fetched in that order, each page's link_depth is its shortest chain of
-// links from a seed.
+// priority p (the protocol's 0.5 when it gives none): 0.49 at most, below
+// the linked pages' DefaultPriority and the steps below it by which the
+// frontier orders them by link depth (frontier.Item.Priority), in the
+// sitemap's order, so that a host's pages are fetched as links reach
+// them, from the seeds out, and those only a sitemap lists come last. A
+// link that reaches a listed page before it is fetched gives it its link
+// depth and its place among the links (see frontier.Item.LinkDepth):
+// fetched in that order, with the wait of hosts.mustWait, each page's
+// link_depth is its shortest chain of links from a seed.
 func listedPriority(p float64) float64 {
 	// The sitemap package gives an entry without one the protocol's 0.5.
 	if p = p * 0.98 * frontier.DefaultPriority; p <= 0 {

@@ -62,6 +62,12 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 		c.hosts.pass(l.Origin, now)
 		return done(storage.Record{Robots: storage.RobotsAllowed, Error: "over the per-host page budget"})
 	}
+	if resp, ok := c.fetchedForRender(l); ok {
+		// A render asked for it this run, through the same path: not
+		// asked again.
+		c.hosts.pass(l.Origin, now)
+		return c.answer(ctx, l, resp, prev, known)
+	}
 	if ok, at := c.x.try(l.Origin, now); !ok {
 		return release(at)
 	}
@@ -81,17 +87,17 @@ func (c *Crawler) visit(ctx context.Context, l *frontier.Lease, budgeted bool) o
 	if o, ok := c.unanswered(l, resp, out, err); ok {
 		return o
 	}
-	return c.answer(l, resp, prev, known)
+	return c.answer(ctx, l, resp, prev, known)
 }
 
 // unanswered is what becomes of a request whose answer is not one to act
-// on: a failure tried again later, fetch.retries times (429 and 503, after
-// the wait the host asked for; other 5xx and network errors, with
-// backoff), or a network error for good. ok is false when resp is to be
-// acted on.
+// on: a failure (5xx, 429, a network error) tried again later, when the
+// gate says (out.RetryAt: the URL's own backoff, after the host's wait if
+// it has one), fetch.retries times; or a network error for good. ok is
+// false when resp is to be acted on.
 func (c *Crawler) unanswered(l *frontier.Lease, resp *response, out politeness.Outcome, err error) (outcome, bool) {
 	switch {
-	case (err != nil || resp.status == 429 || resp.status >= 500) && l.Attempts < c.conf().Fetch.Retries:
+	case out.Failed && l.Attempts < c.conf().Fetch.Retries:
 		return retry(out.RetryAt), true
 	case err != nil:
 		o := done(storage.Record{Robots: storage.RobotsAllowed, Error: errorText(err)})
@@ -112,10 +118,11 @@ func (c *Crawler) previous(l *frontier.Lease) (storage.Page, bool) {
 
 // pageRequest is the request for a page or sitemap lease. A revisit asks
 // whether what was fetched changed; validators of an error answer are not
-// asked about.
+// asked about, nor those of a body the WARC files do not hold (WARC turned
+// on for an existing state_dir), whose 304 would be a revisit of nothing.
 func (c *Crawler) pageRequest(l *frontier.Lease, prev storage.Page, known bool) request {
-	r := request{url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout}
-	if known && prev.Status >= 200 && prev.Status < 300 {
+	r := request{url: l.Request, limit: c.bodyLimit(l.Kind), timeout: c.conf().Fetch.Timeout, attempt: l.Attempts}
+	if known && prev.Status >= 200 && prev.Status < 300 && c.out.archived(l.Request, prev.WARC) {
 		r.etag, r.lastModified = prev.ETag, prev.LastModified
 	}
 	return r

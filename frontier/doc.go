@@ -28,6 +28,10 @@
 // leading zeros in the request form too; IPv4 addresses in unusual
 // notations (0x7f.1) are not rewritten.
 //
+// Redact masks the password of every URL in a string (user:xxxxx@, as
+// url.URL.Redacted writes it), for what the crawl writes of URLs it did not
+// make: the refused ones, errors, the log.
+//
 // # Storage
 //
 // A Frontier keeps its state in buckets named "frontier.*" of one bbolt
@@ -36,7 +40,8 @@
 //
 //   - frontier.urls: per host (every key starts with its id), first its
 //     queue, then its URLs. The queue holds the URLs to hand out, undelayed
-//     ones by priority then first-in-first-out, delayed ones (retries,
+//     ones by priority (linked pages at the default one by link depth,
+//     see Item.Priority) then first-in-first-out, delayed ones (retries,
 //     NotBefore, revisits) by due time, and a done entry for each URL done.
 //     Done moves entries rather than deleting them, so the bucket never
 //     shrinks and bbolt's freelist, which every commit writes out whole,
@@ -73,7 +78,10 @@
 //
 // Next hands out a URL as a Lease without writing anything: the URL stays
 // queued on disk and is only marked leased in memory, so a crash gives
-// every lease back. Done, Retry and Release(at) change the URL in one
+// every lease back. A URL given back with Retry is due at its own time
+// (the crawl's backoff for that URL), like any delayed URL: its host's
+// other URLs are handed out meanwhile, as SetReady allows, so that one
+// failing URL does not hold its host. Done, Retry and Release(at) change the URL in one
 // transaction (Done with the links found and the caller's Hook), synced to
 // disk before they return: a Done that returned is never lost, a URL done
 // is never handed out again unless a revisit is scheduled, and at most the

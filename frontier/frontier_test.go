@@ -710,9 +710,10 @@ func TestStagedInOrder(t *testing.T) {
 }
 
 // TestLinksLowerLinkDepth checks that a link brings a URL not yet done the
-// least link depth found, and that one only a sitemap listed, queued low,
-// goes up among the links when a link reaches it, staged or not; a URL
-// done keeps its own, and a lease out ends well.
+// least link depth found, and its place among the links by it, and that
+// one only a sitemap listed, queued low, goes up among the links when a
+// link reaches it, staged or not; a URL done keeps its own, and a lease
+// out ends well.
 func TestLinksLowerLinkDepth(t *testing.T) {
 	for _, staged := range []bool{false, true} {
 		f := newTest(t, testDB(t, false), Options{})
@@ -750,14 +751,14 @@ func TestLinksLowerLinkDepth(t *testing.T) {
 		want := []struct {
 			key string
 			ld  int
-		}{{"http://a.test/s2", 4}, {"http://a.test/l", 2}, {"http://a.test/s1", NoLinkDepth}}
+		}{{"http://a.test/l", 2}, {"http://a.test/s2", 4}, {"http://a.test/s1", NoLinkDepth}}
 		for i, w := range want {
 			l := next(t, f, t0)
 			if l.Key != w.key || l.LinkDepth != w.ld {
 				t.Errorf("staged %v: lease %d is %s at link depth %d; want %s at %d", staged, i, l.Key, l.LinkDepth, w.key, w.ld)
 			}
 			if i == 0 {
-				add(link("http://a.test/s2", 1)) // leased: the lease keeps its own
+				add(link("http://a.test/l", 1)) // leased: the lease keeps its own
 			}
 			if _, err := f.Done(l, Outcome{}, nil); err != nil {
 				t.Fatal(err)

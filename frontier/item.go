@@ -62,7 +62,10 @@ type Item struct {
 	Referrer string // the page it was found on, if any
 	// Priority orders a host's queue, highest first, on the sitemap scale
 	// 0.0–1.0 (kept to 4 decimals). 0 means DefaultPriority; a negative
-	// value means the lowest, 0.0.
+	// value means the lowest, 0.0. An item at the DefaultPriority with a
+	// LinkDepth is queued 0.0001 lower per link hop (to 99 hops), so that
+	// a host's linked pages go breadth first: an item between 0.4901 and
+	// 0.5 is taken as one of those.
 	Priority float64
 	// NotBefore delays the URL: zero means it is due at once and takes its
 	// place in priority order; otherwise it is due at NotBefore, and due
@@ -76,7 +79,8 @@ type Item struct {
 	// LinkDepth is the link hops from a seed, sitemaps ignored and
 	// redirects counting none; NoLinkDepth when no chain of links from a
 	// seed is known to reach it (a URL only a sitemap lists). Add keeps
-	// the least it is given for a URL not yet done.
+	// the least it is given for a URL not yet done, and moves it to its
+	// place in its queue by it (see Priority).
 	LinkDepth int
 	// Requisite marks a page's requisite (an image, a stylesheet, a
 	// script): fetched for the page, never crawled from. A URL found

@@ -56,7 +56,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 		}
 		r := record{
 			kind: it.Kind, via: it.Via & 3, inSitemap: it.InSitemap,
-			prio: quantPriority(it.Priority), depth: uint64(max(it.Depth, 0)), seq: seq,
+			prio: linkedPrio(quantPriority(it.Priority), int64(it.LinkDepth)), depth: uint64(max(it.Depth, 0)), seq: seq,
 			referrer: it.Referrer, lastmod: it.Lastmod, linkDepth: int64(max(it.LinkDepth, NoLinkDepth)),
 			requisite: it.Requisite,
 		}
@@ -101,9 +101,8 @@ func fewPerOrigin(items []Item) func(origin string) bool {
 // in a sitemap is at the sitemap's depth (0) from then on, with the sitemap
 // as how it was found, so that max_depth counts from it as the README
 // says however the two were ordered. A link brings a LinkDepth less than
-// the one recorded, to a URL not yet done; if it had none (only a
-// sitemap listed it), it goes up to the DefaultPriority too, with the
-// links.
+// the one recorded, and with it the URL's place in its queue (see
+// nearer).
 func (b *batch) merge(h *host, k, v []byte, it *Item) error {
 	if !(it.InSitemap || it.Lastmod != "" || nearer(recordLinkDepth(v), it.LinkDepth)) {
 		return nil // most links to a URL seen before: nothing decoded
@@ -149,11 +148,12 @@ func nearer(recorded int64, found int) bool {
 }
 
 // nearer gives record r (key k) link depth ld, found by a link, and
-// stores it. One still queued that had none goes up to the
-// DefaultPriority, which undelayed it takes in its queue at once; one done
-// keeps it for its next visit, and for the links to come, which then
-// need not decode it. (A lease out keeps the depth it was handed out with;
-// its entry may move, as Reschedule moves one, and finish finds it.)
+// stores it. One still queued takes the place of its new link depth in
+// its queue (see linkedPrio), which undelayed it takes at once; one only a
+// sitemap listed goes up among the links first. One done keeps it for its
+// next visit, and for the links to come, which then need not decode it.
+// (A lease out keeps the depth it was handed out with; its entry may
+// move, as Reschedule moves one, and finish finds it.)
 func (b *batch) nearer(h *host, k []byte, r *record, ld int) error {
 	inQueue, err := b.queued(h, r)
 	if err != nil {
@@ -163,20 +163,23 @@ func (b *batch) nearer(h *host, k []byte, r *record, ld int) error {
 		r.linkDepth = int64(ld)
 		return b.putRecord(h, k, r)
 	}
-	raise := r.linkDepth < 0 && r.prio < quantPriority(DefaultPriority)
+	prio := r.prio
+	if r.linkDepth < 0 && prio < linkedTop-linkBand {
+		prio = linkedTop // listed only, and now linked
+	}
 	r.linkDepth = int64(ld)
-	if raise && !r.delayed {
+	prio = linkedPrio(prio, r.linkDepth)
+	if prio != r.prio && !r.delayed {
 		d := b.touch(h)
 		if err := b.deleteQueue(h, d, r); err != nil {
 			return err
 		}
-		r.prio = quantPriority(DefaultPriority)
+		r.prio = prio
 		if err := b.putQueue(h, d, k, r); err != nil {
 			return err
 		}
-	} else if raise {
-		r.prio = quantPriority(DefaultPriority)
 	}
+	r.prio = prio
 	return b.putRecord(h, k, r)
 }
 

@@ -301,6 +301,28 @@ func (d *decoder) bytes() []byte {
 	return s
 }
 
+// Linked pages' places in their host's queue: an item at the
+// DefaultPriority that a chain of links reaches (LinkDepth ≥ 0) is queued
+// one step of the stored scale below it per link hop, down to linkBand
+// hops, so that a host's linked pages are handed out breadth first, by
+// link depth, each hop first-in-first-out; deeper ones share the last
+// step. Pages a sitemap lists and no link reaches are queued below the
+// band (the engine's listedPriority), so they come after.
+const (
+	linkedTop = prioScale / 2 // DefaultPriority on the stored scale
+	linkBand  = 99            // link hops told apart in the queue
+)
+
+// linkedPrio is the stored priority of an item of stored priority p and
+// link depth ld: p itself unless p is in the linked pages' band and ld
+// is known (see linkBand).
+func linkedPrio(p uint16, ld int64) uint16 {
+	if ld < 0 || p > linkedTop || p < linkedTop-linkBand {
+		return p
+	}
+	return linkedTop - uint16(min(ld, linkBand))
+}
+
 // quantPriority maps an Item's Priority to the stored 0…prioScale.
 func quantPriority(p float64) uint16 {
 	switch {

@@ -50,7 +50,7 @@ type URLError struct {
 
 // Error implements error.
 func (e *URLError) Error() string {
-	return fmt.Sprintf("url %q rejected (%s): %s", e.URL, e.Reason, e.Detail)
+	return fmt.Sprintf("url %q rejected (%s): %s", Redact(e.URL), e.Reason, e.Detail)
 }
 
 func reject(reason Reason, raw, detail string) *URLError {

@@ -21,10 +21,17 @@ type Config struct {
 	// GiveUp parks a host that asks (by Retry-After or by failing again and
 	// again) to be left alone for longer than this. Default 1h.
 	GiveUp time.Duration
-	// BackoffBase and BackoffMax bound the exponential backoff after 5xx
-	// answers and network errors. Defaults 1s and 5m.
+	// BackoffBase and BackoffMax bound the exponential backoffs: a host's
+	// after 429, 503 and network errors (and once the breaker trips), and
+	// a URL's between its own attempts. A backoff's first step is two of
+	// the host's intervals, and at least BackoffBase; each step doubles
+	// the last, up to BackoffMax. Defaults 100ms and 5m.
 	BackoffBase, BackoffMax time.Duration
-	// MaxStreak parks a host after this many failures in a row. Default 10.
+	// Breaker makes the whole host back off once this many different URLs
+	// failed in a row, whatever their failures were. Default 3.
+	Breaker int
+	// MaxStreak parks a host once this many different URLs failed in a
+	// row. Default 10.
 	MaxStreak int
 	// DelayFactor, when above 0, makes a host wait after each answer at
 	// least DelayFactor times as long as that answer took (Heritrix's
@@ -49,10 +56,13 @@ func (c Config) withDefaults() Config {
 		c.GiveUp = time.Hour
 	}
 	if c.BackoffBase <= 0 {
-		c.BackoffBase = time.Second
+		c.BackoffBase = 100 * time.Millisecond
 	}
 	if c.BackoffMax <= 0 {
 		c.BackoffMax = 5 * time.Minute
+	}
+	if c.Breaker <= 0 {
+		c.Breaker = 3
 	}
 	if c.MaxStreak <= 0 {
 		c.MaxStreak = 10
@@ -71,7 +81,8 @@ const (
 	WhyConfig     Why = "config"       // politeness.delay
 	WhyCrawlDelay Why = "crawl-delay"  // robots.txt Crawl-delay of our group
 	WhyRetryAfter Why = "retry-after"  // the server asked, with 429 or 503
-	WhyBackoff    Why = "backoff"      // after errors
+	WhyBackoff    Why = "backoff"      // after 429, 503 or a network error
+	WhyBreaker    Why = "breaker"      // several different URLs failed in a row
 	WhyRobots     Why = "robots"       // robots.txt is unavailable (5xx, network)
 	WhySlow       Why = "delay-factor" // its last answer was slow (DelayFactor)
 	WhyBandwidth  Why = "bandwidth"    // MaxBytesPerSecond
@@ -102,10 +113,14 @@ type host struct {
 	sentAt     time.Time // when the last request started: granted, or later sent
 	waitUntil  time.Time
 	waitWhy    Why
-	streak     int
-	bwFree     time.Time // when the bytes received so far are paid for at MaxBytesPerSecond
-	parked     string
-	changed    chan struct{} // closed by wake; nil until Changed asks
+	// streak counts the different URLs that failed since the host last
+	// answered well; failing holds them (up to MaxStreak), so that one
+	// URL failing again is not counted twice.
+	streak  int
+	failing []string
+	bwFree  time.Time // when the bytes received so far are paid for at MaxBytesPerSecond
+	parked  string
+	changed chan struct{} // closed by wake; nil until Changed asks
 }
 
 // wake closes the channel Changed handed out, if any.
@@ -336,6 +351,12 @@ type Result struct {
 	// MaxBytesPerSecond pace the host by them.
 	Took  time.Duration
 	Bytes int64
+	// URL is the URL asked, so that one URL failing again and again counts
+	// once toward the host's failures in a row; "" counts every failure.
+	URL string
+	// Attempt is how many attempts of URL failed before this one; a
+	// failure's Outcome.RetryAt backs off by it.
+	Attempt int
 	// Unsent says no Sent call was made for the request. With no Err it
 	// never went out; with an Err it may still go out (see SentLate), so
 	// Release counts it as started when it was released.
@@ -348,21 +369,32 @@ type Result struct {
 
 // Outcome is the gate's verdict on a Result.
 type Outcome struct {
-	// Wait is true when the host must rest (429, 503, other 5xx, network
-	// errors); RetryAt is when the URL, and the host, may be tried again.
-	Wait    bool
+	// Failed is true for an answer worth trying again: a 5xx, a 429, a
+	// network error. RetryAt is then when the URL may be tried again: its
+	// own backoff, counted from the end of the host's wait if it has one.
+	Failed  bool
 	RetryAt time.Time
-	// Parked is set when the wait asked for exceeds Config.GiveUp or the
-	// host failed Config.MaxStreak times in a row: give up on the host.
+	// Wait is true when the whole host must rest, until Until: after a
+	// 429, a 503 or a network error, or once the breaker tripped.
+	Wait  bool
+	Until time.Time
+	// Parked is set when the wait asked for exceeds Config.GiveUp or
+	// Config.MaxStreak different URLs failed in a row: give up on the host.
 	Parked string
 }
 
 // Release returns the slot taken by Acquire and applies what the request
 // came to. A request that failed with no Sent seen counts as started at now
-// (see Result.Unsent). A 429 or 503 makes the host wait as long as
-// Retry-After asks (never less), or back off exponentially with jitter when
-// it does not say; other 5xx answers and network errors back off; any other
-// answer resets the backoff.
+// (see Result.Unsent).
+//
+// A failure is either the URL's or the host's. A 5xx other than 503 is the
+// URL's: the URL backs off on its own (Outcome.RetryAt) and the host keeps
+// its interval. 429, 503 and network errors (refused, reset, timeouts)
+// speak of the host: it waits as long as Retry-After asks (never less), or
+// backs off exponentially with jitter when it does not say. Different URLs
+// failing in a row are the host's too: from Config.Breaker of them on, the
+// host backs off after each failure. An answer that is no failure resets
+// the count.
 func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -385,29 +417,54 @@ func (g *Gate) Release(origin string, now time.Time, r Result) Outcome {
 	}
 	g.paceLocked(h, now, r)
 	if r.Err == nil && r.Status < 500 && r.Status != 429 {
-		h.streak = 0
+		h.streak, h.failing = 0, nil
 		return Outcome{}
 	}
-	h.streak++
-	wait, why := g.backoffLocked(h.streak), WhyBackoff
-	if r.Status == 429 || r.Status == 503 {
-		// A Retry-After of 0 or of a moment past says "now", which
-		// for a host that just refused us is no plan: it is backed off
-		// like an answer that gives no Retry-After.
-		if ra, ok := ParseRetryAfter(r.RetryAfter, now); ok && ra > 0 {
-			wait, why = ra, WhyRetryAfter
+	return g.failLocked(h, now, r)
+}
+
+// failLocked judges failure r of a request to h, as Release says.
+func (g *Gate) failLocked(h *host, now time.Time, r Result) Outcome {
+	g.failedLocked(h, r.URL)
+	var wait time.Duration
+	var why Why
+	switch {
+	case r.Err != nil || r.Status == 429 || r.Status == 503:
+		wait, why = g.backoffLocked(h, h.streak), WhyBackoff
+		if r.Err == nil {
+			// A Retry-After of 0 or of a moment past says "now",
+			// which for a host that just refused us is no plan: it
+			// is backed off like an answer that gives no Retry-After.
+			if ra, ok := ParseRetryAfter(r.RetryAfter, now); ok && ra > 0 {
+				wait, why = ra, WhyRetryAfter
+			}
 		}
+	case h.streak >= g.cfg.Breaker:
+		wait, why = g.backoffLocked(h, h.streak-g.cfg.Breaker+1), WhyBreaker
 	}
-	// A failed host rests at least its interval, whatever was asked.
-	wait = max(wait, g.intervalOf(h))
-	g.waitLocked(h, now.Add(wait), why)
+	out := Outcome{Failed: true}
+	if wait > 0 {
+		// A failed host rests at least its interval, whatever was asked.
+		wait = max(wait, g.intervalOf(h))
+		g.waitLocked(h, now.Add(wait), why)
+		out.Wait, out.Until = true, h.waitUntil
+	}
 	switch {
 	case wait > g.cfg.GiveUp:
 		h.parked = fmt.Sprintf("%s of %s exceeds the give-up of %s", why, wait.Round(time.Second), g.cfg.GiveUp)
 	case h.streak >= g.cfg.MaxStreak:
-		h.parked = fmt.Sprintf("%d failures in a row", h.streak)
+		h.parked = fmt.Sprintf("%d different URLs failed in a row", h.streak)
 	}
-	return Outcome{Wait: true, RetryAt: h.waitUntil, Parked: h.parked}
+	out.Parked = h.parked
+	// The URL steps aside for its own backoff, counted from when the host
+	// may be asked again: the host's other URLs go first, and tell
+	// whether the host is well.
+	from := now
+	if h.waitUntil.After(from) {
+		from = h.waitUntil
+	}
+	out.RetryAt = from.Add(g.backoffLocked(h, r.Attempt+1))
+	return out
 }
 
 // paceLocked applies the delay factor and the bandwidth cap to the answer
@@ -426,13 +483,34 @@ func (g *Gate) paceLocked(h *host, now time.Time, r Result) {
 	}
 }
 
-// backoffLocked is base·2^(streak-1), capped, with full jitter in its upper
-// half so that many hosts failing together do not retry in step.
-func (g *Gate) backoffLocked(streak int) time.Duration {
-	d := g.cfg.BackoffMax
-	if streak < 30 {
-		d = min(g.cfg.BackoffBase<<(streak-1), g.cfg.BackoffMax)
+// failedLocked counts a failure of url toward h's streak, unless url
+// failed already since the host last answered well.
+func (g *Gate) failedLocked(h *host, url string) {
+	if url != "" {
+		for _, u := range h.failing {
+			if u == url {
+				return
+			}
+		}
+		if len(h.failing) < g.cfg.MaxStreak {
+			h.failing = append(h.failing, url)
+		}
 	}
+	h.streak++
+}
+
+// backoffLocked is the n-th step of h's backoff: base·2^(n-1), capped at
+// BackoffMax, with full jitter in its upper half so that many hosts
+// failing together do not retry in step. The base is two of the host's
+// intervals, and at least BackoffBase: a backoff is counted in the host's
+// own pace, so that a crawl at 50ms and one at 5s both skip a turn or two
+// at first.
+func (g *Gate) backoffLocked(h *host, n int) time.Duration {
+	d := max(g.cfg.BackoffBase, 2*g.intervalOf(h))
+	for i := 1; i < n && d < g.cfg.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, g.cfg.BackoffMax)
 	return d/2 + time.Duration(g.rng.Int64N(int64(d/2)+1))
 }
 
@@ -483,7 +561,7 @@ func (g *Gate) Unpark(origin string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	h := g.host(origin)
-	h.parked, h.streak = "", 0
+	h.parked, h.streak, h.failing = "", 0, nil
 	h.wake()
 }
 
@@ -494,7 +572,7 @@ type HostState struct {
 	DelayText  string        `json:"delay"`
 	DelayWhy   Why           `json:"delay_why"`
 	InFlight   int           `json:"in_flight"`
-	ErrStreak  int           `json:"error_streak"`
+	ErrStreak  int           `json:"error_streak"` // different URLs failed in a row
 	NextAt     time.Time     `json:"next_eligible,omitzero"`
 	Parked     string        `json:"parked,omitempty"`
 	Waiting    bool          `json:"waiting"`

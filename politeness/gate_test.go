@@ -3,6 +3,7 @@ package politeness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -176,8 +177,11 @@ func TestGateRetryAfter(t *testing.T) {
 			g := New(Config{}, t0)
 			now := acquireAt(t, g, origin, t0)
 			out := g.Release(origin, now, Result{Status: tc.status, RetryAfter: tc.header})
-			if !out.Wait || out.RetryAt.Sub(now) != tc.want {
+			if !out.Wait || out.Until.Sub(now) != tc.want {
 				t.Fatalf("Release: %+v, want wait of %v", out, tc.want)
+			}
+			if out.RetryAt.Before(out.Until) {
+				t.Fatalf("Release: %+v, want the URL retried after the host's wait", out)
 			}
 			if ok, at := g.Acquire(origin, now.Add(tc.want-time.Millisecond)); ok || at.Before(now.Add(tc.want)) {
 				t.Fatalf("Acquire before Retry-After ran out: (%v, %v)", ok, at)
@@ -195,7 +199,7 @@ func TestGateRetryAfterNeverShortened(t *testing.T) {
 	g.Acquire(origin, t0)
 	g.Release(origin, t0, Result{Status: 503, RetryAfter: "600"})
 	out := g.Release(origin, t0, Result{Status: 503, RetryAfter: "5"})
-	if got := out.RetryAt.Sub(t0); got != 600*time.Second {
+	if got := out.Until.Sub(t0); got != 600*time.Second {
 		t.Fatalf("a later, shorter Retry-After cut the wait to %v", got)
 	}
 }
@@ -207,8 +211,8 @@ func TestGateBackoffGrowsAndResets(t *testing.T) {
 	for range 8 {
 		now = acquireAt(t, g, origin, now)
 		out := g.Release(origin, now, Result{Err: errors.New("connection refused")})
-		waits = append(waits, out.RetryAt.Sub(now))
-		now = out.RetryAt
+		waits = append(waits, out.Until.Sub(now))
+		now = out.Until
 	}
 	for i, w := range waits {
 		ceiling := min(time.Second<<i, time.Minute)
@@ -221,7 +225,7 @@ func TestGateBackoffGrowsAndResets(t *testing.T) {
 		t.Fatal("a 200 still waits")
 	}
 	now = acquireAt(t, g, origin, now)
-	if w := g.Release(origin, now, Result{Status: 500}).RetryAt.Sub(now); w > time.Second {
+	if w := g.Release(origin, now, Result{Status: 503}).Until.Sub(now); w > time.Second {
 		t.Fatalf("backoff after a success restarted at %v, want ≤ 1s", w)
 	}
 }
@@ -450,16 +454,16 @@ func TestGateRetryAfterNowBacksOff(t *testing.T) {
 			for i := range 10 {
 				now = acquireAt(t, g, origin, now)
 				out := g.Release(origin, now, Result{Status: 429, RetryAfter: header})
-				w := out.RetryAt.Sub(now)
+				w := out.Until.Sub(now)
 				floor := max(delay, min(time.Second<<i, time.Minute)/2)
 				if !out.Wait || w < floor {
 					t.Fatalf("answer %d: wait %v, want ≥ %v", i+1, w, floor)
 				}
-				if ok, _ := g.Acquire(origin, out.RetryAt.Add(-time.Millisecond)); ok {
+				if ok, _ := g.Acquire(origin, out.Until.Add(-time.Millisecond)); ok {
 					t.Fatalf("answer %d: Acquire granted before the wait ran out", i+1)
 				}
 				total += w
-				now = out.RetryAt
+				now = out.Until
 			}
 			if total < 2*time.Minute {
 				t.Errorf("10 answers of Retry-After %q spread over %v, want backoff (≥ 2m)", header, total)
@@ -557,5 +561,157 @@ func TestGateBandwidthCap(t *testing.T) {
 	}
 	if s := g.Snapshot(t0.Add(500 * time.Millisecond)); s[0].WaitingWhy != WhyBandwidth {
 		t.Errorf("waiting for %q, want %q", s[0].WaitingWhy, WhyBandwidth)
+	}
+}
+
+// A 5xx other than 503 is the URL's: the URL backs off on its own, its
+// backoff growing with its attempts, and the host keeps its interval.
+// 429, 503 and network errors are the host's: it waits.
+func TestGateURLFailureKeepsTheHost(t *testing.T) {
+	const delay = time.Second
+	for _, tc := range []struct {
+		name      string
+		r         Result
+		hostWaits bool
+	}{
+		{"500", Result{Status: 500}, false},
+		{"502", Result{Status: 502}, false},
+		{"504", Result{Status: 504}, false},
+		{"503", Result{Status: 503}, true},
+		{"503 Retry-After", Result{Status: 503, RetryAfter: "5"}, true},
+		{"429", Result{Status: 429}, true},
+		{"refused", Result{Err: errors.New("connect: connection refused")}, true},
+		{"timeout", Result{Err: context.DeadlineExceeded}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New(Config{Delay: delay, BackoffBase: 2 * time.Second, BackoffMax: time.Minute, Seed: 1}, t0)
+			for attempt := range 4 {
+				now := acquireAt(t, g, origin, t0.Add(time.Duration(attempt)*time.Hour))
+				r := tc.r
+				r.URL, r.Attempt = origin+"/a", attempt
+				out := g.Release(origin, now, r)
+				if !out.Failed || out.Wait != tc.hostWaits || out.Parked != "" {
+					t.Fatalf("attempt %d: %+v, want failed, host waiting %v", attempt, out, tc.hostWaits)
+				}
+				from := now
+				if out.Wait {
+					from = out.Until
+				}
+				ceiling := 2 * time.Second << attempt
+				if w := out.RetryAt.Sub(from); w < ceiling/2 || w > ceiling {
+					t.Errorf("attempt %d: the URL is due %v after the host may be asked, want in [%v, %v]", attempt, w, ceiling/2, ceiling)
+				}
+				next, ok := g.Ready(origin, now)
+				switch {
+				case !ok:
+					t.Fatalf("attempt %d: host not ready", attempt)
+				case !tc.hostWaits && next.Sub(now) > delay+delay/10:
+					t.Errorf("attempt %d: host next asked %v later, want its interval (%v)", attempt, next.Sub(now), delay)
+				case tc.hostWaits && next.Before(out.Until):
+					t.Errorf("attempt %d: host asked again before its wait ended", attempt)
+				}
+			}
+		})
+	}
+}
+
+// Several different URLs failing in a row trip the breaker: the whole host
+// backs off. One URL failing again does not count twice, and an answer
+// that is no failure resets the count.
+func TestGateBreaker(t *testing.T) {
+	g := New(Config{Seed: 1}, t0)
+	now := t0.Add(time.Hour)
+	fail := func(url string, status int) Outcome {
+		t.Helper()
+		now = acquireAt(t, g, origin, now)
+		out := g.Release(origin, now, Result{Status: status, URL: url})
+		if out.Wait {
+			now = out.Until
+		}
+		return out
+	}
+	for _, u := range []string{"/a", "/a", "/b", "/a", "/b"} {
+		if out := fail(u, 500); out.Wait {
+			t.Fatalf("%s: host waits with two different URLs failing: %+v", u, out)
+		}
+	}
+	out := fail("/c", 502)
+	if !out.Wait || g.Snapshot(now.Add(-time.Millisecond))[0].WaitingWhy != WhyBreaker {
+		t.Fatalf("third different URL failing: %+v, want the host backing off (breaker)", out)
+	}
+	if out := fail("/a", 500); !out.Wait {
+		t.Fatalf("a failure with the breaker tripped: %+v, want the host backing off", out)
+	}
+	now = acquireAt(t, g, origin, now)
+	g.Release(origin, now, Result{Status: 404, URL: "/d"})
+	for _, u := range []string{"/a", "/b"} {
+		if out := fail(u, 500); out.Wait {
+			t.Fatalf("%s after a success: %+v, want the breaker reset", u, out)
+		}
+	}
+}
+
+// The host's backoff after 503s grows with the different URLs failing, not
+// with one URL failing again, so that a few bad URLs cannot drive it up;
+// Config.MaxStreak different URLs in a row park the host.
+func TestGateBackoffCountsDifferentURLs(t *testing.T) {
+	g := New(Config{BackoffBase: time.Second, BackoffMax: time.Hour, MaxStreak: 10, Seed: 1}, t0)
+	now := t0.Add(time.Hour)
+	// release fails url with a 503 and returns the verdict and how long
+	// the host waits.
+	release := func(url string) (Outcome, time.Duration) {
+		t.Helper()
+		now = acquireAt(t, g, origin, now)
+		out := g.Release(origin, now, Result{Status: 503, URL: url})
+		if !out.Wait {
+			t.Fatalf("%s: a 503 did not make the host wait: %+v", url, out)
+		}
+		w := out.Until.Sub(now)
+		now = out.Until
+		return out, w
+	}
+	for i := range 20 {
+		if _, w := release("/a"); w > time.Second {
+			t.Fatalf("/a failing for the %d. time: the host waits %v, want ≤ 1s", i+1, w)
+		}
+	}
+	for i := 2; i <= 10; i++ {
+		out, w := release(fmt.Sprintf("/%d", i))
+		ceiling := time.Second << (i - 1)
+		if w < ceiling/2 || w > ceiling {
+			t.Errorf("%d different URLs failing: the host waits %v, want in [%v, %v]", i, w, ceiling/2, ceiling)
+		}
+		if parked := out.Parked != ""; parked != (i == 10) {
+			t.Fatalf("%d different URLs failing: parked %q", i, out.Parked)
+		}
+	}
+}
+
+// A backoff is counted in the host's own pace: its first step is two of
+// the host's intervals, and at least BackoffBase.
+func TestGateBackoffFollowsTheInterval(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		want  time.Duration // the first step, before jitter
+	}{
+		{"no delay", 0, 100 * time.Millisecond},
+		{"50ms", 50 * time.Millisecond, 100 * time.Millisecond},
+		{"1s", time.Second, 2 * time.Second},
+		{"5s", 5 * time.Second, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := New(Config{Delay: tc.delay, Seed: 1}, t0)
+			now := acquireAt(t, g, origin, t0.Add(time.Hour))
+			out := g.Release(origin, now, Result{Status: 503, URL: "/a"})
+			if w := out.Until.Sub(now); w < max(tc.want/2, tc.delay) || w > tc.want {
+				t.Errorf("host waits %v after a 503, want in [%v, %v]", w, max(tc.want/2, tc.delay), tc.want)
+			}
+			now = acquireAt(t, g, origin, out.Until)
+			out = g.Release(origin, now, Result{Status: 500, URL: "/b", Attempt: 1})
+			if w := out.RetryAt.Sub(now); w < tc.want || w > 2*tc.want {
+				t.Errorf("a URL failing its second attempt is due %v later, want in [%v, %v]", w, tc.want, 2*tc.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,9 @@
 //     found — status, ETag, Last-Modified, content hash, unchanged streak,
 //     mirror path, WARC reference — in a bbolt database shared with the
 //     frontier, under buckets named "storage.*";
+//   - the WARC writer's index of archived payloads (Digests, a
+//     warc.Index): by payload digest and by URL, so that identical bodies
+//     and 304s become revisits of records the WARC files hold;
 //   - the state database itself (Open, State, RobotsStates).
 //
 // The bodies are kept by its subpackages, one job each: storage/mirror
@@ -22,5 +25,8 @@
 // # Caveats
 //
 // Inventory lines reach the file whole; a torn last line left by a crash
-// is repaired when the file is opened again.
+// is repaired when the file is opened again. Every field of a record and a
+// link is cut to a cap as it is written (bounds.go, and the README's
+// "Caps"), so that no line is over MaxLine, the longest a reader takes: a
+// title of a megabyte is kept as its first 1,024 characters.
 package storage

@@ -102,6 +102,13 @@ type Record struct {
 	// Extracted are the config's custom extractions by name: a string,
 	// or a list for one with all: true.
 	Extracted map[string]any `json:"extracted,omitempty"`
+	// Rendered marks a page rendered in the browser (render.enabled):
+	// its page facts are the rendered page's, and RenderMS how long the
+	// render took. RenderError says why a page was not rendered; it
+	// keeps the links and facts of its served HTML.
+	Rendered    bool   `json:"rendered,omitempty"`
+	RenderMS    int64  `json:"render_ms,omitempty"`
+	RenderError string `json:"render_error,omitempty"`
 }
 
 // Hreflang is a page's alternate in another language.
@@ -128,9 +135,6 @@ func wireForm(r Record) any {
 // inventoryBuffer is how many bytes of complete lines the Inventory holds
 // before writing them out.
 const inventoryBuffer = 64 << 10
-
-// maxInventoryLine bounds one line for ReadInventory.
-const maxInventoryLine = 1 << 20
 
 // Inventory writes Records as JSON Lines. It is safe for concurrent use.
 //
@@ -210,11 +214,12 @@ func cutTorn(f *os.File) error {
 	return f.Truncate(end)
 }
 
-// Write appends r as one line. FetchedAt is written in UTC. An error means
-// r was not accepted: the buffer was full and could not be written out.
+// Write appends r as one line, each field cut to its cap (see MaxLine).
+// FetchedAt is written in UTC. An error means r was not accepted: the
+// buffer was full and could not be written out.
 func (inv *Inventory) Write(r Record) error {
 	r.FetchedAt = r.FetchedAt.UTC()
-	return inv.writeLine(wireForm(r))
+	return inv.writeLine(wireForm(r.bounded()))
 }
 
 // Link is one line of the link graph (output.links): a link found on a
@@ -226,11 +231,14 @@ type Link struct {
 	Rel      string `json:"rel,omitempty"`
 	Nofollow bool   `json:"nofollow,omitempty"`
 	Anchor   string `json:"anchor,omitempty"`
+	// Rendered marks a link found only in the rendered page (or a route
+	// its script took), not in the HTML served.
+	Rendered bool `json:"rendered,omitempty"`
 }
 
-// WriteLink appends l as one line: the link graph is written as the
-// inventory is, to a file of its own.
-func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l) }
+// WriteLink appends l as one line, each field cut to its cap: the link
+// graph is written as the inventory is, to a file of its own.
+func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l.bounded()) }
 
 // writeLine appends v, JSON-encoded, as one line.
 func (inv *Inventory) writeLine(v any) error {
@@ -316,8 +324,8 @@ func ReadInventory(r io.Reader, fn func(Record) error) error {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
-				if len(long) > maxInventoryLine {
-					return fmt.Errorf("inventory line %d: longer than %d bytes", lineNo, maxInventoryLine)
+				if len(long) > MaxLine {
+					return fmt.Errorf("inventory line %d: longer than %d bytes", lineNo, MaxLine)
 				}
 			}
 			line = long

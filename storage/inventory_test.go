@@ -287,7 +287,7 @@ func TestReadInventoryErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"not json", "{\"url\":\"a\"}\n\nnope\n", "line 3"},
 		{"wrong type", `{"url":1}`, "line 1"},
-		{"too long", `{"url":"` + strings.Repeat("a", maxInventoryLine) + `"}`, "longer than"},
+		{"too long", `{"url":"` + strings.Repeat("a", MaxLine) + `"}`, "longer than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

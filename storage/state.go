@@ -51,6 +51,8 @@ type State struct {
 	Pages  *Pages
 	Robots *RobotsStates
 	Chains *Chains
+	// Digests is the WARC writer's index of archived payloads.
+	Digests *Digests
 }
 
 // Open opens, or creates, the database in dir.
@@ -103,7 +105,7 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 	}
 	s = &State{db: db, path: path}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{pagesBucket, robotsBucket, chainsBucket} {
+		for _, name := range [][]byte{pagesBucket, robotsBucket, chainsBucket, digestsBucket} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -115,6 +117,7 @@ func Open(dir string, opts StateOptions) (s *State, err error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s.Pages, s.Robots, s.Chains = &Pages{db: db}, &RobotsStates{db: db}, &Chains{db: db}
+	s.Digests = &Digests{db: db}
 	return s, nil
 }
 

@@ -71,7 +71,7 @@ func runClusterStatus(ctx context.Context, args []string, s stdio) error {
 	defer cancel()
 	ov, err := cluster.Status(ctx, cfg)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("cluster status: cluster.nats: %s did not answer within %v", cfg.NATS, clusterStatusTimeout)
+		return fmt.Errorf("cluster status: cluster.nats: %s did not answer within %v", cfg.Redacted(), clusterStatusTimeout)
 	}
 	if err != nil {
 		return fmt.Errorf("cluster status: %w", err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
@@ -231,12 +232,21 @@ func (s keySet) related(k string) bool {
 	return false
 }
 
+// readConfigFile reads the config file at path, which must be a regular
+// file: it is opened without blocking (O_NONBLOCK), so that a named pipe
+// or a device at path is refused at once rather than holding a SIGHUP
+// reload, and with it the crawl's stop, until something writes to it.
 func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s), not a config file", path, fileKind(fi.Mode()))
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -245,6 +255,21 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %v, not a config file", path, crawler.ByteSize(maxConfigSize))
 	}
 	return data, nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // decodeConfig reads a YAML config over DefaultConfig. It returns the config,
@@ -656,6 +681,8 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 		func(c *crawler.Config) *string { return &c.Output.MirrorLinks }, str)
 	bindFlag(f, "warc", "output.warc", "write WARC files into `directory`",
 		func(c *crawler.Config) *string { return &c.Output.WARC }, str)
+	bindFlag(f, "render", "render.enabled", "render HTML pages in headless Chromium and follow the links of the rendered page too",
+		func(c *crawler.Config) *bool { return &c.Render.Enabled }, parseBoolFlag)
 	bindFlag(f, "daemon", "daemon.enabled", "run until stopped, re-crawling on schedule",
 		func(c *crawler.Config) *bool { return &c.Daemon.Enabled }, parseBoolFlag)
 	bindFlag(f, "recrawl", "daemon.recrawl", "revisit a URL `duration` after its last visit",

@@ -149,6 +149,12 @@ report:
   max_depth: 6
   accept: [403, 999]
   disable: [deep-page]
+render:
+  enabled: true
+  browser: /bin/sh
+  tabs: 3
+  timeout: 30s
+  settle: 1s
 `
 
 func allKeysConfig() crawler.Config {
@@ -179,6 +185,7 @@ func allKeysConfig() crawler.Config {
 			Partitions: 64, Lease: 20 * time.Second},
 		Report: crawler.ReportConfig{TitleMax: 70, DescriptionMax: 150, ThinWords: 100, NearDuplicate: 0.95,
 			SlowTTFB: time.Second, MaxDepth: 6, Accept: []string{"403", "999"}, Disable: []string{"deep-page"}},
+		Render: crawler.RenderConfig{Enabled: true, Browser: "/bin/sh", Tabs: 3, Timeout: 30 * time.Second, Settle: time.Second},
 	}
 }
 
@@ -412,6 +419,7 @@ func TestConfigFlags(t *testing.T) {
 		{"mirror", []string{"--mirror", "m"}, func(c *crawler.Config) { c.Output.MirrorDir = "m" }},
 		{"warc", []string{"--warc", "w"}, func(c *crawler.Config) { c.Output.WARC = "w" }},
 		{"daemon", []string{"--daemon=false"}, func(c *crawler.Config) { c.Daemon.Enabled = false }},
+		{"render", []string{"--render=false"}, func(c *crawler.Config) { c.Render.Enabled = false }},
 		{"recrawl", []string{"--recrawl", "1h"}, func(c *crawler.Config) { c.Daemon.Recrawl = time.Hour }},
 		{"listen", []string{"--listen", "127.0.0.1:0"}, func(c *crawler.Config) { c.Daemon.Listen = "127.0.0.1:0" }},
 		{"log-format", []string{"--log-format", "json"}, func(c *crawler.Config) { c.Log.Format = "json" }},

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -191,7 +192,9 @@ func nothingAnswered(s crawler.Summary) bool {
 }
 
 // onHangup reloads the config on each SIGHUP until the returned stop is
-// called.
+// called. stop never waits for a reload's reading of the file (which a
+// hung disk could hold): a reload that ends after stop is dropped, and
+// none is applied once stop has returned.
 func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Config, error), log *slog.Logger) (stop func()) {
 	if reload == nil {
 		return func() {}
@@ -199,30 +202,41 @@ func onHangup(ctx context.Context, c *crawler.Crawler, reload func() (crawler.Co
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	var (
+		mu      sync.Mutex // held while a reload is applied
+		stopped bool
+	)
 	go func() {
-		defer close(done)
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-hup:
 			}
-			notes, err := c.Reload(reload)
+			cfg, loadErr := reload() // outside mu: stop does not wait for it
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			notes, err := c.Reload(func() (crawler.Config, error) { return cfg, loadErr })
 			for _, n := range notes {
 				log.Warn("config reload", "note", n)
 			}
 			if err != nil {
 				log.Error("config reload refused; the old config stays", "err", err)
-				continue
+			} else {
+				log.Info("config reloaded")
 			}
-			log.Info("config reloaded")
+			mu.Unlock()
 		}
 	}()
 	return func() {
 		signal.Stop(hup)
 		cancel()
-		<-done
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 	}
 }
 
@@ -237,7 +251,25 @@ func serve(ctx context.Context, dc crawler.DaemonConfig, h http.Handler, log *sl
 		return nil, fmt.Errorf("daemon.listen: %w", err)
 	}
 	log.Info("serving /metrics, /healthz, /readyz and /hosts", "addr", ln.Addr().String())
+	if w := exposed(ln.Addr()); w != "" && dc.WebConfig == "" {
+		log.Warn(w, "addr", ln.Addr().String(), "listen", dc.Listen)
+	}
 	return serveOn(ctx, ln, h, log, daemonLimits, dc.WebConfig), nil
+}
+
+// exposed says, for an address the endpoints listen on that is not a
+// loopback one, that other machines can reach them ("" for loopback):
+// ":9090" binds every interface, which a user may not have meant. serve
+// says it unless daemon.web_config protects the endpoints.
+func exposed(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	switch {
+	case !ok || ta.IP.IsLoopback():
+		return ""
+	case ta.IP.IsUnspecified():
+		return "listening on every interface: /metrics, /healthz, /readyz and /hosts are open to other machines, unprotected (daemon.listen: 127.0.0.1:PORT keeps them on this one; daemon.web_config protects them)"
+	}
+	return "listening on an address other machines can reach: /metrics, /healthz, /readyz and /hosts are open to them, unprotected (daemon.listen: 127.0.0.1:PORT keeps them on this one; daemon.web_config protects them)"
 }
 
 // serverLimits bound what clients of daemon.listen can hold: how long a
@@ -311,9 +343,9 @@ func newLogger(lc crawler.LogConfig, w io.Writer) *slog.Logger {
 	if lc.Format == "json" {
 		// Each record is one Write: its C1 and bidi controls are escaped
 		// as \uXXXX on the way, as the inventory's are.
-		return slog.New(slog.NewJSONHandler(storage.JSONWriter(w), opts))
+		return slog.New(redactHandler{slog.NewJSONHandler(storage.JSONWriter(w), opts)})
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(redactHandler{slog.NewTextHandler(w, opts)})
 }
 
 // routeStdLog sends what the standard library writes with the log

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -241,6 +244,17 @@ func TestCrawlReloadsOnSIGHUP(t *testing.T) {
 	syscall.Kill(os.Getpid(), syscall.SIGHUP)
 	waitFor(t, "the good config to be applied", func() bool { return strings.Contains(stderr.String(), "config reloaded") })
 
+	// A named pipe at the config's path is refused at once: opening it
+	// for reading blocked the reload, and with it the stop, for good.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	waitFor(t, "the named pipe to be refused", func() bool { return strings.Contains(stderr.String(), "not a regular file (a named pipe)") })
+
 	cancel()
 	select {
 	case err := <-done:
@@ -250,6 +264,28 @@ func TestCrawlReloadsOnSIGHUP(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the daemon did not stop within 10s of its context ending")
 	}
+}
+
+// TestHangupStopDoesNotWait: stop returns while a reload is still reading
+// its file (a reload that ends after stop is dropped).
+func TestHangupStopDoesNotWait(t *testing.T) {
+	reading, release := make(chan struct{}), make(chan struct{})
+	reload := func() (crawler.Config, error) {
+		close(reading)
+		<-release
+		return crawler.Config{}, errors.New("applied after stop")
+	}
+	stop := onHangup(context.Background(), nil, reload, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	syscall.Kill(os.Getpid(), syscall.SIGHUP)
+	<-reading
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stop waited for a reload that was reading its file")
+	}
+	close(release)
 }
 
 // TestDiscoverWithACrawlConfig checks that discover given a crawl's config

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 )
 
@@ -22,7 +23,7 @@ func (e *jsonError) Unwrap() error { return e.err }
 // code the process ends with.
 func writeJSONError(w io.Writer, err error, code int) {
 	log := slog.New(slog.NewJSONHandler(storage.JSONWriter(w), nil))
-	log.Error("crawler: "+err.Error(), "exit_code", code)
+	log.Error("crawler: "+frontier.Redact(err.Error()), "exit_code", code)
 }
 
 // logsJSON reports whether the arguments of a command ask for a JSON log:

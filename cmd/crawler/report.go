@@ -42,7 +42,7 @@ const reportMemoryLimit = 768 << 20
 //
 // Exit status: 0 when the report was written, 1 when an input could not
 // be read or the report not written, 2 for bad usage or a bad config.
-func runReport(_ context.Context, args []string, s stdio) error {
+func runReport(ctx context.Context, args []string, s stdio) error {
 	fset := flag.NewFlagSet("report", flag.ContinueOnError)
 	var cfgPath string
 	fset.StringVar(&cfgPath, "c", "", "take output.urls and output.links from the YAML config `FILE`")
@@ -126,14 +126,14 @@ func runReport(_ context.Context, args []string, s stdio) error {
 
 	in, names := report.Inputs{Options: opts}, report.Names{Inventory: *urls, Links: *links, Previous: *previous}
 	if *urls == "-" {
-		in.Inventory, names.Inventory = s.in, "stdin"
+		in.Inventory, names.Inventory = ctxReader{ctx, s.in}, "stdin"
 	} else {
 		f, err := os.Open(*urls)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		defer f.Close()
-		in.Inventory = f
+		in.Inventory = ctxReader{ctx, f}
 	}
 	if *links != "" {
 		f, err := os.Open(*links)
@@ -144,7 +144,7 @@ func runReport(_ context.Context, args []string, s stdio) error {
 			return fmt.Errorf("report: %w", err)
 		default:
 			defer f.Close()
-			in.Links = f
+			in.Links = ctxReader{ctx, f}
 		}
 	}
 	if *previous != "" {
@@ -153,10 +153,13 @@ func runReport(_ context.Context, args []string, s stdio) error {
 			return fmt.Errorf("report: --compare: %w", err)
 		}
 		defer f.Close()
-		in.Previous = f
+		in.Previous = ctxReader{ctx, f}
 	}
 
 	rep, err := report.Build(in, names)
+	if ctx.Err() != nil {
+		return errors.New("report: stopped by signal; no report written")
+	}
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -219,6 +222,30 @@ func writeFormat(format, out string, s stdio, rep *report.Report) error {
 		}
 		return report.WriteTextFit(w, rep, limit, width, more)
 	})
+}
+
+// ctxReader reads r until ctx ends, then fails: a signal stops the
+// reading of a large inventory at once, not at its end.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Seek seeks the file below, for the report's second pass over the
+// inventory (broken-fragment); a pipe cannot, and the rule is then not
+// judged, with a warning.
+func (c ctxReader) Seek(offset int64, whence int) (int64, error) {
+	if s, ok := c.r.(io.Seeker); ok {
+		return s.Seek(offset, whence)
+	}
+	return 0, errors.New("the inventory is not a file that can be read again")
 }
 
 // writeReport writes the report with write to the file path, or to

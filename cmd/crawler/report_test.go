@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -137,5 +140,99 @@ func TestReportUsage(t *testing.T) {
 	}
 	if out, _, code := runCmd(t, "", "help", "report"); code != 0 || !strings.Contains(out, "-compare OLD_URLS_FILE") {
 		t.Errorf("help report: exit %d:\n%s", code, out)
+	}
+}
+
+// A page whose every fact is over a megabyte (title, description, h1,
+// canonical, hreflang, a link) is still in the report: each fact is cut
+// to its cap, so no line is over what the report reads (issue 23.4).
+func TestReportOfHugePage(t *testing.T) {
+	long := strings.Repeat("Tïtle ", 200_000) // 1.4 MB
+	href := "/x?" + strings.Repeat("q", 1_100_000)
+	var alts strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&alts, `<link rel="alternate" hreflang="l%d" href="/alt/%d">`, i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><head><title>Home</title></head><a href="/huge">one</a> <a href="/huge2">two</a></html>`)
+		case "/huge", "/huge2":
+			fmt.Fprintf(w, `<html><head><title>%s</title><meta name="description" content="%s"><link rel="canonical" href="%s">%s</head>`+
+				`<body><h1>%s</h1><a href="%s">long</a></body></html>`, long, long, href, alts.String(), long, href)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	urls, links := filepath.Join(dir, "urls.jsonl"), filepath.Join(dir, "links.jsonl")
+	if _, stderr, code := runCmd(t, "", "discover", "--delay", "0", "--max-depth", "1", "--out", urls, "--links", links, srv.URL+"/"); code != 0 {
+		t.Fatalf("discover: exit %d:\n%s", code, stderr)
+	}
+	out, stderr, code := runCmd(t, "", "report", "--urls", urls, "--links", links, "--format", "json")
+	if code != 0 || strings.Contains(stderr, "malformed") {
+		t.Fatalf("report: exit %d:\n%s", code, stderr)
+	}
+	var rep struct {
+		Overview struct {
+			PagesHTML int `json:"pages_html"`
+		} `json:"overview"`
+		Titles struct {
+			Duplicates []struct {
+				Title string
+				URLs  []string
+			}
+		} `json:"titles"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Titles.Duplicates
+	if rep.Overview.PagesHTML != 3 || len(d) != 1 || strings.Join(d[0].URLs, " ") != srv.URL+"/huge "+srv.URL+"/huge2" ||
+		!strings.HasPrefix(long, d[0].Title) || len(d[0].Title) < 1000 {
+		t.Errorf("pages_html %d, duplicate titles %d %.80q, want /huge and /huge2 with the title cut", rep.Overview.PagesHTML, len(d), d)
+	}
+}
+
+// manyLines gives n bytes of inventory lines, and calls at once it has
+// given half of them.
+type manyLines struct {
+	block    []byte
+	off, n   int
+	at       func()
+	afterHit int // bytes given after at was called
+}
+
+func (m *manyLines) Read(p []byte) (int, error) {
+	if m.off >= m.n {
+		return 0, io.EOF
+	}
+	if m.at == nil {
+		defer func(off int) { m.afterHit += m.off - off }(m.off)
+	} else if m.off >= m.n/2 {
+		m.at()
+		m.at = nil
+	}
+	k := copy(p[:min(len(p), m.n-m.off)], m.block[m.off%len(m.block):])
+	m.off += k
+	return k, nil
+}
+
+// The first signal stops a report reading a large inventory at once,
+// with an error and nothing written (issue 23.6: a 359 MB inventory ran on
+// to its end).
+func TestReportStopsOnSignal(t *testing.T) {
+	line := []byte(`{"url":"http://h.test/p","status":200,"content_type":"text/html","title":"A page"}` + "\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := &manyLines{block: bytes.Repeat(line, 1000), n: 64 << 20, at: cancel}
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"report", "--urls", "-", "--format", "json"}, in, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "stopped by signal") || stdout.Len() > 0 {
+		t.Errorf("err %v, stdout %d bytes; want stopped by signal, nothing written", err, stdout.Len())
+	}
+	if in.afterHit > 8<<20 {
+		t.Errorf("read %d MB more of the inventory after the signal", in.afterHit>>20)
 	}
 }

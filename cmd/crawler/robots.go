@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler"
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/robots"
 )
 
@@ -76,7 +77,7 @@ func runRobots(ctx context.Context, args []string, s stdio) error {
 		} else {
 			out.WriteString("disallowed\t")
 		}
-		out.WriteString(u)
+		out.WriteString(frontier.Redact(u))
 		return out.WriteByte('\n')
 	})
 	if ferr := out.Flush(); err == nil {
@@ -158,7 +159,7 @@ func (o *originRobots) allowed(ctx context.Context, raw string) (bool, error) {
 	origin, ok := originOf(raw)
 	if !ok {
 		o.unchecked++
-		fmt.Fprintf(o.log, "crawler: robots: %q has no http or https origin; reported disallowed\n", raw)
+		fmt.Fprintf(o.log, "crawler: robots: %q has no http or https origin; reported disallowed\n", frontier.Redact(raw))
 		return false, nil
 	}
 	g, ok := o.groups[origin]

@@ -8,6 +8,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3"; when it
@@ -35,6 +37,7 @@ func commands() []command {
 		{"report", "write the audit of a crawl's inventory and link graph", runReport},
 		{"validate", "check a YAML config as a crawl would, contacting nothing", runValidate},
 		{"cluster", "show the workers of a crawl shared through NATS (cluster status)", runCluster},
+		{"wacz", "package a crawl's WARC files as a WACZ (replayweb.page, pywb)", runWACZ},
 		{"robots", "check URLs against a robots.txt (RFC 9309)", runRobots},
 		{"sitemap", "list the page URLs of sitemaps and sitemap indexes", runSitemap},
 		{"version", "print the version", runVersion},
@@ -140,7 +143,7 @@ func exitCode(err error, stderr io.Writer) int {
 		writeJSONError(stderr, je.err, code)
 		return code
 	}
-	fmt.Fprintf(stderr, "crawler: %v\n", err)
+	fmt.Fprintf(stderr, "crawler: %s\n", frontier.Redact(err.Error()))
 	return code
 }
 

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/crawler"
 )
 
 // countingListener records the most connections open at once.
@@ -186,5 +188,34 @@ func TestRouteStdLog(t *testing.T) {
 	}
 	if rec["level"] != "WARN" || !strings.HasPrefix(fmt.Sprint(rec["msg"]), "Unsolicited response received") {
 		t.Errorf("record %v", rec)
+	}
+}
+
+// A listen address that is not loopback is warned of (issue 23.8: --listen
+// :PORT bound every interface without a word); a loopback one is not.
+func TestServeWarnsWhenExposed(t *testing.T) {
+	for _, tc := range []struct {
+		ip   string
+		want string
+	}{
+		{"127.0.0.1", ""},
+		{"::1", ""},
+		{"0.0.0.0", "every interface"},
+		{"::", "every interface"},
+		{"192.0.2.7", "other machines can reach"},
+	} {
+		got := exposed(&net.TCPAddr{IP: net.ParseIP(tc.ip), Port: 9090})
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("exposed(%s) = %q, want %q", tc.ip, got, tc.want)
+		}
+	}
+	var logs lockedBuffer
+	stop, err := serve(context.Background(), crawler.DaemonConfig{Listen: "127.0.0.1:0"}, http.NotFoundHandler(), slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if got := logs.String(); !strings.Contains(got, "addr=127.0.0.1:") || strings.Contains(got, "WARN") {
+		t.Errorf("log %q, want the address bound and no warning", got)
 	}
 }

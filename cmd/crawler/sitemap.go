@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/politecrawl/crawler"
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/sitemap"
 	"github.com/politecrawl/crawler/storage"
 )
@@ -79,18 +80,19 @@ func runSitemap(ctx context.Context, args []string, s stdio) error {
 		Fetch:  f.fetch,
 		Limits: sitemap.Limits{MaxURLs: *maxURLs, MaxBytes: int64(maxBytes), MaxChildren: *maxChildren},
 		Warn: func(warning sitemap.Warning) {
-			fmt.Fprintf(warnings, "warning: %s\n", storage.Printable(warning.String()))
+			fmt.Fprintf(warnings, "warning: %s\n", storage.Printable(frontier.Redact(warning.String())))
 		},
 	}
 	emit := func(e sitemap.Entry) error {
-		out.WriteString(printableURL(e.Loc))
+		out.WriteString(printableURL(frontier.Redact(e.Loc)))
 		return out.WriteByte('\n')
 	}
 	if *asJSON {
 		enc := json.NewEncoder(storage.JSONWriter(out)) // no C1 or bidi control raw
 		enc.SetEscapeHTML(false)
 		emit = func(e sitemap.Entry) error {
-			return enc.Encode(sitemapJSON{Loc: e.Loc, Lastmod: e.LastmodRaw, ChangeFreq: e.ChangeFreq, Priority: e.Priority, Sitemap: e.Sitemap})
+			return enc.Encode(sitemapJSON{Loc: frontier.Redact(e.Loc), Lastmod: e.LastmodRaw, ChangeFreq: e.ChangeFreq,
+				Priority: e.Priority, Sitemap: frontier.Redact(e.Sitemap)})
 		}
 	}
 	stats, err := w.Walk(ctx, urls, emit)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 )
@@ -25,7 +24,7 @@ func settled(origin string, i, links int) Entry {
 func benchMember(b *testing.B, p int) *Member {
 	s := startServer(b, true)
 	m := join(b, testConfig(s.ClientURL(), "a", p), Options{})
-	waitFor(b, 10*time.Second, "the member to hold every partition", func() bool { return balanced(p, m) })
+	waitFor(b, "the member to hold every partition", func() bool { return balanced(p, m) })
 	return m
 }
 

@@ -66,7 +66,7 @@ func TestSnapshotRestoreReplay(t *testing.T) {
 	s := startServer(t, true)
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
-	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(n, a) })
+	waitFor(t, "a to hold every partition", func() bool { return balanced(n, a) })
 	origin := originIn(t, 0, n)
 	before := []Entry{
 		{Found: []frontier.Item{item(t, origin, "/a"), item(t, origin, "/b?x=1")}},
@@ -107,7 +107,7 @@ func TestSnapshotRestoreReplay(t *testing.T) {
 	}
 
 	b := join(t, testConfig(s.ClientURL(), "b", n), Options{})
-	waitFor(t, 5*time.Second, "b to hold every partition", func() bool { return balanced(n, b) })
+	waitFor(t, "b to hold every partition", func() bool { return balanced(n, b) })
 	var state bytes.Buffer
 	seq, err := b.Restore(ctx, 0, func(r io.Reader) error { _, err := io.Copy(&state, r); return err })
 	if err != nil {
@@ -132,7 +132,7 @@ func TestFencedSnapshot(t *testing.T) {
 	s := startServer(t, true)
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
-	waitFor(t, 5*time.Second, "a to hold the partition", func() bool { return balanced(n, a) })
+	waitFor(t, "a to hold the partition", func() bool { return balanced(n, a) })
 	origin := originIn(t, 0, n)
 	if _, err := a.Append(ctx, 0, Entry{Found: []frontier.Item{item(t, origin, "/a")}}); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestFencedSnapshot(t *testing.T) {
 	_, through := replayAll(t, a, 0, 0)
 	a.stop() // a hangs; b takes over once the lease runs out
 	b := join(t, testConfig(s.ClientURL(), "b", n), Options{})
-	waitFor(t, 8*time.Second, "b to hold the partition", func() bool { return balanced(n, b) })
+	waitFor(t, "b to hold the partition", func() bool { return balanced(n, b) })
 	if err := a.Snapshot(ctx, 0, through, strings.NewReader("stale")); !errors.Is(err, ErrFenced) {
 		t.Fatalf("a's late Snapshot = %v, want ErrFenced", err)
 	}
@@ -162,7 +162,7 @@ func TestAppendLargeAndConcurrent(t *testing.T) {
 	})
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", 1), Options{})
-	waitFor(t, 5*time.Second, "a to hold the partition", func() bool { return balanced(1, a) })
+	waitFor(t, "a to hold the partition", func() bool { return balanced(1, a) })
 	origin := originIn(t, 0, 1)
 	big := Entry{Done: []Done{{Key: origin + "/"}}}
 	for i := range 300 {

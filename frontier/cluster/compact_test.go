@@ -20,7 +20,7 @@ func TestCompact(t *testing.T) {
 	s := startServer(t, true)
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
-	waitFor(t, 5*time.Second, "a to hold the partition", func() bool { return balanced(n, a) })
+	waitFor(t, "a to hold the partition", func() bool { return balanced(n, a) })
 	o := originIn(t, 0, n)
 	deep := item(t, o, "/a")
 	deep.Depth, deep.LinkDepth = 3, frontier.NoLinkDepth

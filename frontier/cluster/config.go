@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // The defaults of the contract's cluster block.
@@ -118,6 +120,24 @@ func (c Config) Validate() error {
 	return &ConfigError{Problems: ps}
 }
 
+// Redacted is NATS as messages show it: each URL with its password masked
+// (crawler:xxxxx@), a bare host:port's too.
+func (c Config) Redacted() string {
+	urls := splitURLs(c.NATS)
+	for i, u := range urls {
+		urls[i] = redactServer(u)
+	}
+	return strings.Join(urls, ",")
+}
+
+// redactServer is a server URL with its password masked.
+func redactServer(u string) string {
+	if strings.Contains(u, "://") {
+		return frontier.Redact(u)
+	}
+	return strings.TrimPrefix(frontier.Redact("nats://"+u), "nats://")
+}
+
 func splitURLs(s string) []string {
 	var out []string
 	for u := range strings.SplitSeq(s, ",") {
@@ -132,6 +152,7 @@ func splitURLs(s string) []string {
 // or a bare host:port.
 func checkURL(s string) error {
 	raw := s
+	s = redactServer(s)
 	if !strings.Contains(s, "://") {
 		raw = "nats://" + s
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"strconv"
 	"time"
 
@@ -56,9 +58,23 @@ type crawlMeta struct {
 // buckets that are missing and records the crawl's settings, refusing a cfg
 // whose partitions or lease differ from them; without, it only opens them
 // (for Status). nats.go reconnects for ever after a first success.
-func dial(ctx context.Context, cfg Config, name string, create bool) (*conn, error) {
+//
+// The client's own reports (a slow consumer, a permissions violation) go to
+// log, which may be nil for none, rather than to stderr as plain text.
+func dial(ctx context.Context, cfg Config, name string, create bool, log *slog.Logger) (*conn, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	nc, err := nats.Connect(cfg.NATS,
 		nats.Name(name),
+		nats.SetCustomDialer(&lineDialer{d: net.Dialer{Timeout: 5 * time.Second}}),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if sub != nil {
+				log.Warn("nats", "err", err, "subject", sub.Subject)
+				return
+			}
+			log.Warn("nats", "err", err)
+		}),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500*time.Millisecond),
 		nats.Timeout(5*time.Second),
@@ -69,7 +85,7 @@ func dial(ctx context.Context, cfg Config, name string, create bool) (*conn, err
 		nats.ReconnectBufSize(-1),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("cluster.nats: connect to %s: %w", cfg.NATS, err)
+		return nil, fmt.Errorf("cluster.nats: connect to %s: %w", cfg.Redacted(), err)
 	}
 	c := &conn{cfg: cfg, nc: nc}
 	if err := c.open(ctx, create); err != nil {
@@ -90,9 +106,9 @@ func (c *conn) open(ctx context.Context, create bool) error {
 	if _, err := js.AccountInfo(ctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) ||
 			errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("cluster.nats: %s: %w", c.cfg.NATS, ErrNoJetStream)
+			return fmt.Errorf("cluster.nats: %s: %w", c.cfg.Redacted(), ErrNoJetStream)
 		}
-		return fmt.Errorf("cluster.nats: %s: jetstream: %w", c.cfg.NATS, err)
+		return fmt.Errorf("cluster.nats: %s: jetstream: %w", c.cfg.Redacted(), err)
 	}
 	if !create {
 		return c.bind(ctx)
@@ -151,7 +167,7 @@ func (c *conn) bind(ctx context.Context) error {
 	}{{&c.state, "state"}, {&c.members, "members"}, {&c.leases, "leases"}} {
 		if *b.kv, err = c.js.KeyValue(ctx, c.bucket(b.name)); err != nil {
 			if errors.Is(err, jetstream.ErrBucketNotFound) {
-				return fmt.Errorf("cluster.name: no crawl %q on %s", c.cfg.Name, c.cfg.NATS)
+				return fmt.Errorf("cluster.name: no crawl %q on %s", c.cfg.Name, c.cfg.Redacted())
 			}
 			return fmt.Errorf("cluster: bucket %s: %w", c.bucket(b.name), err)
 		}

@@ -203,7 +203,11 @@
 //     claimed again. While the server is away no window is renewed, so the
 //     crawl stops starting requests within a lease: correct, not available.
 //   - The server unreachable or without JetStream at Join or Status: an
-//     error naming cluster.nats (ErrNoJetStream for the latter).
+//     error naming cluster.nats (ErrNoJetStream for the latter), with any
+//     password in it masked (user:xxxxx@). An endpoint that is not a NATS
+//     server and sends over 1 MiB without a newline is refused then,
+//     rather than read until the connect times out. The client's own
+//     reports (a slow consumer) go to the worker's log.
 //
 // # Scale, on paper
 //

@@ -63,7 +63,7 @@ func TestQuiescent(t *testing.T) {
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
 	b := join(t, testConfig(s.ClientURL(), "b", n), Options{})
-	waitFor(t, 8*time.Second, "a and b to split the partitions", func() bool { return balanced(n, a, b) })
+	waitFor(t, "a and b to split the partitions", func() bool { return balanced(n, a, b) })
 	over := func() (bool, string) {
 		ok, why, err := a.Quiescent(ctx, 100*time.Millisecond)
 		if err != nil {
@@ -76,12 +76,12 @@ func TestQuiescent(t *testing.T) {
 	}
 	catchUp(t, a)
 	catchUp(t, b)
-	waitFor(t, 5*time.Second, "the crawl to be over", func() bool { ok, _ := over(); return ok })
+	waitFor(t, "the crawl to be over", func() bool { ok, _ := over(); return ok })
 
 	b.Report(Load{Queued: 3})
-	waitFor(t, 5*time.Second, "b to be seen busy", func() bool { _, why := over(); return why == "worker b is busy" })
+	waitFor(t, "b to be seen busy", func() bool { _, why := over(); return why == "worker b is busy" })
 	catchUp(t, b)
-	waitFor(t, 5*time.Second, "the crawl to be over again", func() bool { ok, _ := over(); return ok })
+	waitFor(t, "the crawl to be over again", func() bool { ok, _ := over(); return ok })
 
 	// A URL routed to a partition that nobody has read yet: not over.
 	if _, err := a.Route(ctx, []frontier.Item{item(t, originIn(t, 1, n), "/late")}); err != nil {
@@ -94,5 +94,5 @@ func TestQuiescent(t *testing.T) {
 	}
 	catchUp(t, a)
 	catchUp(t, b)
-	waitFor(t, 5*time.Second, "the crawl to be over at last", func() bool { ok, _ := over(); return ok })
+	waitFor(t, "the crawl to be over at last", func() bool { ok, _ := over(); return ok })
 }

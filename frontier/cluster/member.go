@@ -163,7 +163,7 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 	if !cfg.Enabled() {
 		return nil, fmt.Errorf("cluster.nats: no server given")
 	}
-	c, err := dial(ctx, cfg, "crawler "+cfg.Worker, true)
+	c, err := dial(ctx, cfg, "crawler "+cfg.Worker, true, log)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func TestRouteDedup(t *testing.T) {
 	s := startServer(t, true)
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", n), Options{})
-	waitFor(t, 5*time.Second, "a to hold every partition", func() bool { return balanced(n, a) })
+	waitFor(t, "a to hold every partition", func() bool { return balanced(n, a) })
 	var items []frontier.Item
 	for p := range 2 {
 		o := originIn(t, p, n)

@@ -28,17 +28,23 @@ func testConfig(url, worker string, p int) Config {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// patience bounds every wait of the package's tests for what the members'
+// loops, the server's timers or a round trip bring about: long enough
+// that only something stuck exceeds it, never a busy machine or the race
+// detector (a turn is a quarter of the tests' two-second lease).
+const patience = 2 * time.Minute
+
 // join makes a member that the test closes (or stops) in the end.
 func join(t testing.TB, cfg Config, opts Options) *Member {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	m, err := Join(ctx, cfg, quietLog(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		if err := m.Close(ctx); err != nil {
 			t.Errorf("close %s: %v", m.Worker(), err)
@@ -47,21 +53,22 @@ func join(t testing.TB, cfg Config, opts Options) *Member {
 	return m
 }
 
-// waitFor polls cond until it holds, failing the test after timeout: the
-// server's timers (TTL expiry) are real time.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+// waitFor polls cond until it holds, failing the test after patience:
+// the server's timers (TTL expiry) are real time, and a test waits for
+// what they bring about, not for a time.
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+			t.Fatalf("timed out after %v waiting for %s", patience, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	t.Cleanup(cancel)
 	return ctx
 }

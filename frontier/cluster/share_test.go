@@ -1,9 +1,6 @@
 package cluster
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // TestShareRobots: what one worker shares of a robots.txt URL another
 // reads, the last write winning; a URL never shared reads as absent.
@@ -12,7 +9,7 @@ func TestShareRobots(t *testing.T) {
 	ctx := testContext(t)
 	a := join(t, testConfig(s.ClientURL(), "a", 2), Options{})
 	b := join(t, testConfig(s.ClientURL(), "b", 2), Options{})
-	waitFor(t, 5*time.Second, "both to hold partitions", func() bool { return balanced(2, a, b) })
+	waitFor(t, "both to hold partitions", func() bool { return balanced(2, a, b) })
 	const key = "http://x.test:8080/robots.txt"
 	if _, ok, err := b.SharedRobots(ctx, key); ok || err != nil {
 		t.Fatalf("SharedRobots before any share = %v, %v; want absent", ok, err)

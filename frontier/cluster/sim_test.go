@@ -50,7 +50,9 @@ func simItem(h, i int) frontier.Item {
 }
 
 // fetchLog records every request, to check that two never overlap on one
-// host and that only the killed worker's request in flight is made twice.
+// host and that only the requests whose outcome was never written (the
+// killed worker's in flight, those of a partition lost meanwhile) are made
+// again.
 type fetchLog struct {
 	mu    sync.Mutex
 	spans map[string][][2]time.Time // by origin
@@ -100,6 +102,9 @@ type simEngine struct {
 	// taken counts partitions gained from a dead worker; restored, those
 	// gained with a snapshot.
 	taken, restored int
+	// fenced counts requests whose partition was lost before they were
+	// written (a turn late on a busy machine): each is made again.
+	fenced int
 }
 
 func newSimEngine(t *testing.T, url, worker string, p int, log *fetchLog, killAt int64) *simEngine {
@@ -224,6 +229,7 @@ func (e *simEngine) settle(ctx context.Context, p int, key string, links []front
 	en := Entry{Found: mine, Done: []Done{{Key: key}}}
 	if _, err := e.m.Append(ctx, p, en); errors.Is(err, ErrFenced) || errors.Is(err, ErrNotHeld) {
 		delete(e.parts, p) // lost meanwhile: its new owner redoes the request
+		e.fenced++
 		return nil
 	} else if err != nil {
 		return err
@@ -276,8 +282,9 @@ func (e *simEngine) idle(ctx context.Context) (bool, error) {
 }
 
 // TestSimulatedCrawl: two engines crawl a site graph; one dies with a
-// request in flight. Every URL is done, only that request is made twice,
-// no two requests to one host overlap, and the survivor ends the crawl.
+// request in flight. Every URL is done, only that request is made again
+// (and any whose partition a late turn lost before it was written), no
+// two requests to one host overlap, and the survivor ends the crawl.
 func TestSimulatedCrawl(t *testing.T) {
 	t.Parallel() // it mostly waits for a lease to run out
 	const p = 4
@@ -305,7 +312,7 @@ func TestSimulatedCrawl(t *testing.T) {
 			done[k] = true
 		}
 	}
-	twice := 0
+	again := 0 // requests made again
 	for h := range simHosts {
 		for i := range simPages {
 			u := simURL(h, i)
@@ -315,15 +322,15 @@ func TestSimulatedCrawl(t *testing.T) {
 			switch n := log.n[u]; {
 			case n == 0:
 				t.Errorf("%s never fetched", u)
-			case n > 2:
-				t.Errorf("%s fetched %d times", u, n)
-			case n == 2:
-				twice++
+			case n > 1:
+				again += n - 1
 			}
 		}
 	}
-	if twice > 1 {
-		t.Errorf("%d URLs fetched twice; only the killed worker's request in flight may be", twice)
+	// The killed worker's request in flight is made again, and so is
+	// any whose partition was lost before it was written.
+	if lost := a.fenced + b.fenced; again > 1+lost {
+		t.Errorf("%d requests made again; only the killed worker's request in flight may be, and the %d whose partition was lost before they were written", again, lost)
 	}
 	for origin, spans := range log.spans {
 		slices.SortFunc(spans, func(x, y [2]time.Time) int { return x[0].Compare(y[0]) })
@@ -336,7 +343,7 @@ func TestSimulatedCrawl(t *testing.T) {
 	if b.taken == 0 {
 		t.Error("b took no partition over from a")
 	}
-	t.Logf("b took %d partitions from a, %d restored from a snapshot; %d URL fetched twice", b.taken, b.restored, twice)
+	t.Logf("b took %d partitions from a, %d restored from a snapshot; %d requests made again", b.taken, b.restored, again)
 	if len(b.m.Holds()) != p {
 		t.Errorf("b holds %d partitions at the end, want %d", len(b.m.Holds()), p)
 	}

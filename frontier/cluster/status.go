@@ -41,7 +41,7 @@ func Status(ctx context.Context, cfg Config) (Overview, error) {
 	if !cfg.Enabled() {
 		return Overview{}, fmt.Errorf("cluster.nats: no server given")
 	}
-	c, err := dial(ctx, cfg, "crawler cluster status", false)
+	c, err := dial(ctx, cfg, "crawler cluster status", false, nil)
 	if err != nil {
 		return Overview{}, err
 	}

@@ -198,15 +198,22 @@ func isCSSNameChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
-// cssUnescape decodes the escapes of a CSS string or url() value.
+// cssUnescape decodes the escapes of a CSS string or url() value, and
+// reads a NUL as U+FFFD, as CSS Syntax §3.3 preprocesses its input (and as
+// the escape \0, which is how writeCSSURL writes a NUL, reads).
 func cssUnescape(b []byte) string {
-	if bytes.IndexByte(b, '\\') < 0 {
+	if bytes.IndexByte(b, '\\') < 0 && bytes.IndexByte(b, 0) < 0 {
 		return string(b)
 	}
 	var sb strings.Builder
 	sb.Grow(len(b))
 	for i := 0; i < len(b); {
 		c := b[i]
+		if c == 0 {
+			sb.WriteRune(0xFFFD)
+			i++
+			continue
+		}
 		if c != '\\' {
 			sb.WriteByte(c)
 			i++
@@ -241,6 +248,9 @@ func cssUnescape(b []byte) string {
 			} else if i < len(b) && isHTMLSpace(b[i]) {
 				i++
 			}
+		case c == 0:
+			sb.WriteRune(0xFFFD)
+			i++
 		default:
 			sb.WriteByte(c)
 			i++

@@ -51,7 +51,10 @@
 // order, lower-cased, each value double-quoted and escaped. A tag whose
 // attribute names could not be read back the same (a name with '/', say) is
 // kept as it was. Srcset candidates and refresh URLs are escaped so that a
-// new URL cannot end them early; CSS strings and url() likewise.
+// new URL cannot end them early (a srcset URL's first or last comma is
+// kept, with "./" before or an empty fragment after it, where it can be);
+// CSS strings and url() likewise. A NUL in CSS reads as U+FFFD, as CSS
+// Syntax preprocesses it.
 //
 // # Caveats
 //

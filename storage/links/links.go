@@ -514,14 +514,28 @@ func (t *texts) end(name []byte) {
 func (t *texts) add(b []byte) {
 	if t.in != nil {
 		if room := maxText - t.in.Len(); room > 0 {
-			t.in.Write(b[:min(len(b), room)])
+			t.in.Write(cutAt(b, room))
 		}
 	}
 	if t.anchorAt >= 0 {
 		if room := 4*maxAnchor - t.anchor.Len(); room > 0 {
-			t.anchor.Write(b[:min(len(b), room)])
+			t.anchor.Write(cutAt(b, room))
 		}
 	}
+}
+
+// cutAt is b cut to at most n bytes at the start of a character, so that
+// a text cut at its cap ends in a whole one.
+func cutAt(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for k := 0; k < utf8.UTFMax && k < n; k++ {
+		if utf8.RuneStart(b[n-k]) {
+			return b[:n-k]
+		}
+	}
+	return b[:n]
 }
 
 // openAnchor starts the text of the <a> whose reference is the at-th; an

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -100,6 +101,19 @@ func TestPageFacts(t *testing.T) {
 	}
 	if got := p.MetaRobots("ExampleBot"); !slices.Equal(got, []string{"noindex", "nofollow", "noarchive"}) {
 		t.Errorf("MetaRobots = %q", got)
+	}
+}
+
+// TestPageTextCut: a title or h1 over the text kept of it is cut on a
+// character boundary, not in the middle of one (which the inventory
+// would write as U+FFFD).
+func TestPageTextCut(t *testing.T) {
+	long := strings.Repeat("€", maxText) // 3 bytes each: maxText falls inside one
+	p := Read(strings.NewReader("<title>" + long + "</title><h1>a" + long + "</h1>"))
+	for name, s := range map[string]string{"title": p.Title(), "h1": p.H1()} {
+		if !utf8.ValidString(s) || len(s) > maxText || len(s) < maxText-utf8.UTFMax {
+			t.Errorf("%s: %d bytes, valid UTF-8 %v", name, len(s), utf8.ValidString(s))
+		}
 	}
 }
 

@@ -11,16 +11,7 @@ func rewriteSrcset(val string, fn func(string) (string, bool)) (string, bool) {
 		if !c {
 			continue
 		}
-		// A candidate URL ends at white space, and a trailing comma would
-		// end the candidate list.
-		nv = strings.ReplaceAll(nv, " ", "%20")
-		for strings.HasSuffix(nv, ",") || strings.HasPrefix(nv, ",") {
-			if strings.HasSuffix(nv, ",") {
-				nv = nv[:len(nv)-1] + "%2C"
-			} else {
-				nv = "%2C" + nv[1:]
-			}
-		}
+		nv = protectCandidate(nv)
 		b.WriteString(val[last:sp[0]])
 		b.WriteString(nv)
 		last = sp[1]
@@ -31,6 +22,27 @@ func rewriteSrcset(val string, fn func(string) (string, bool)) (string, bool) {
 	}
 	b.WriteString(val[last:])
 	return b.String(), true
+}
+
+// protectCandidate is the URL u written so that a srcset reads it whole: a
+// candidate ends at white space, and a parser drops the commas it begins
+// and ends with. Commas are kept where the URL's meaning allows, since
+// %2C is another URL: one it begins with (a relative path) gets "./"
+// before it, one it ends with an empty fragment after it ("a,#", as a
+// page may write it); only one that ends a fragment is escaped.
+func protectCandidate(u string) string {
+	u = strings.ReplaceAll(u, " ", "%20")
+	if strings.HasPrefix(u, ",") {
+		u = "./" + u
+	}
+	if !strings.HasSuffix(u, ",") {
+		return u
+	}
+	if !strings.Contains(u, "#") {
+		return u + "#"
+	}
+	trimmed := strings.TrimRight(u, ",")
+	return trimmed + strings.Repeat("%2C", len(u)-len(trimmed))
 }
 
 // srcsetURLs returns the spans of the candidate URLs of a srcset value, as

@@ -67,8 +67,16 @@ func TestRewriteSeparators(t *testing.T) {
 	to := func(v string) func(string) (string, bool) {
 		return func(string) (string, bool) { return v, true }
 	}
-	if got, _ := rewriteSrcset("a 1x, b 2x", to(",x y,")); got != "%2Cx%20y%2C 1x, %2Cx%20y%2C 2x" {
-		t.Errorf("srcset: %q", got)
+	// Commas are kept where the URL's meaning allows (issue 23.8: aa, became
+	// aa%2C, another URL).
+	for _, tc := range []struct{ url, want string }{
+		{",x y,", "./,x%20y,# 1x, ./,x%20y,# 2x"},
+		{"aa,", "aa,# 1x, aa,# 2x"},
+		{"a#b,,", "a#b%2C%2C 1x, a#b%2C%2C 2x"},
+	} {
+		if got, _ := rewriteSrcset("a 1x, b 2x", to(tc.url)); got != tc.want {
+			t.Errorf("srcset of %q: %q, want %q", tc.url, got, tc.want)
+		}
 	}
 	if got, _ := rewriteRefresh("0; url='a'", to("it's")); got != "0; url='it%27s'" {
 		t.Errorf("refresh: %q", got)
@@ -89,6 +97,8 @@ func TestCSSUnescape(t *testing.T) {
 		{"\\41\r\nB", "AB"},
 		{`\e9`, "é"},
 		{`\0`, "\uFFFD"},
+		{"a\x00b", "a\uFFFDb"}, // CSS Syntax §3.3 (issue 23.8: FuzzRewrite)
+		{"\\\x00", "\uFFFD"},
 		{`\D800`, "\uFFFD"},
 		{`\110000`, "\uFFFD"},
 		{"a\\\nb", "ab"},

@@ -1,10 +1,14 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/politecrawl/crawler/storage"
+)
 
 // maxLine bounds one line of the inventory or the link graph; a longer
-// one is skipped as malformed (the writers' lines are far shorter).
-const maxLine = 1 << 20
+// one is skipped as malformed (storage's writer never writes one).
+const maxLine = storage.MaxLine
 
 // skipped counts the malformed lines of one file and remembers the first.
 type skipped struct {

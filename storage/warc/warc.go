@@ -49,6 +49,21 @@ type Options struct {
 	MaxSize  int64             // compressed bytes after which a file is rotated; 0 means DefaultWARCMaxSize
 	Software string            // the warcinfo "software" field, e.g. "politecrawl/1.0"
 	Info     map[string]string // more warcinfo fields (operator, http-header-user-agent, robots, ...)
+	// Index, when not nil, finds payloads already archived, at any URL,
+	// so that an identical body becomes a revisit.
+	Index Index
+}
+
+// Index is what the writer asks before it stores a payload: whether one
+// with the same digest was archived already (at any URL), and what was
+// last archived for a URL, for a 304 whose caller knows no record. The
+// caller teaches it the Ref each WriteExchange returns, for the URL of the
+// exchange; the crawler keeps it in its state database (storage.Digests),
+// and commits each Ref with the page record that holds it. Its methods may
+// be called concurrently.
+type Index interface {
+	ByDigest(digest string) (Ref, bool, error)
+	ByURL(uri string) (Ref, bool, error)
 }
 
 // Exchange is one HTTP request and the response to it, as the engine saw
@@ -61,10 +76,12 @@ type Exchange struct {
 	RequestHeader http.Header // as sent; Host is written from URL
 	RemoteAddr    string      // the server's IP address, with or without a port
 	Status        int         // the response's status code
+	Reason        string      // the status line's reason phrase as sent; "" means the standard one
 	Header        http.Header // the response header as received
-	Body          []byte      // the response body as read, at most fetch.max_body
-	Decoded       bool        // Body had Header's Content-Encoding removed
-	Truncated     bool        // Body was cut short at fetch.max_body
+	// Body is the response body as received, at most fetch.max_body: its
+	// Content-Encoding kept, only its transfer coding (chunked) undone.
+	Body      []byte
+	Truncated bool // Body was cut short at fetch.max_body
 }
 
 // Ref identifies the record that holds a URL's payload, so that a later
@@ -98,6 +115,7 @@ type Writer struct {
 	gz     *gzip.Writer
 	infoID string // WARC-Record-ID of the current file's warcinfo
 	head   bytes.Buffer
+	lines  []string // the CDXJ lines of the current file
 	closed bool
 }
 
@@ -124,11 +142,34 @@ func NewWriter(opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
+	if err := indexMissing(opts.Dir, opts.Prefix); err != nil {
+		return nil, fmt.Errorf("warc: %w", err)
+	}
 	gz, err := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
 	return &Writer{opts: opts, serial: serial, gz: gz}, nil
+}
+
+// indexMissing writes the CDXJ index of every WARC file of dir with the
+// prefix that has none: a file a killed run left open. Its torn last
+// record, if any, is left out.
+func indexMissing(dir, prefix string) error {
+	names, err := filepath.Glob(filepath.Join(dir, prefix+"-*"+warcSuffix))
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if _, err := os.Stat(IndexPath(name)); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		lines, _ := IndexFile(name) // what is before a tear is indexed
+		if err := writeIndex(IndexPath(name), lines); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lastSerial returns the highest serial number among dir's WARC files with
@@ -159,21 +200,27 @@ func lastSerial(dir, prefix string) (int, error) {
 // WriteExchange archives one exchange as a request record followed by:
 //
 //   - for a 304, a revisit record with the server-not-modified profile,
-//     referring to prev when prev is known;
-//   - when the body is not empty and its digest equals prev's, a revisit
-//     record with the identical-payload-digest profile, holding only the
-//     response header;
+//     referring to prev, or when prev is the zero Ref to what the Index
+//     last archived for the URL;
+//   - when the body is complete, not empty, and its digest is prev's or
+//     one the Index knows (at any URL), a revisit record with the
+//     identical-payload-digest profile, holding only the response header;
 //   - otherwise a response record with the whole response.
 //
+// Both revisits carry WARC-Refers-To, WARC-Refers-To-Target-URI and
+// WARC-Refers-To-Date of the record they point to. A 304 with nothing to
+// refer to is kept as a response record, as received (a revisit naming no
+// original is one a replay tool fails on); the index leaves it out.
+//
 // prev is the Ref of the URL's last stored payload, or the zero Ref.
-// WriteExchange returns the Ref to keep for next time: prev after a
-// revisit, the new response record otherwise.
+// WriteExchange returns the Ref to keep for next time: the record a
+// revisit points to, or the new response record.
 //
 // The response record holds the status line, the header and the body as
-// given. Since the body is no longer chunked, Transfer-Encoding is dropped;
-// when Decoded, so are Content-Encoding and Content-Length; and a
-// Content-Length matching the body is added when there is none and the body
-// is complete. A truncated body is marked with WARC-Truncated: length.
+// received, Content-Encoding and all. Since the body is no longer chunked,
+// Transfer-Encoding is dropped, and Content-Length is set to the length of
+// the body stored when it is complete. A truncated body is marked with
+// WARC-Truncated: length.
 func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 	if ex.URL == nil || ex.Date.IsZero() || ex.Status < 100 || ex.Status > 999 {
 		return Ref{}, errors.New("warc: exchange needs a URL, a date and a status")
@@ -204,31 +251,37 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 	payload.Write(ex.Body)
 	digest := sha1Label(payload)
 	respHead := responseHead(ex)
+	orig, profile, err := w.original(ex, prev, target, digest)
+	if err != nil {
+		return Ref{}, err
+	}
 
 	var (
 		respFields []field
 		respBlock  [][]byte
 		ref        Ref
 	)
-	switch {
-	case ex.Status == http.StatusNotModified:
+	switch profile {
+	case ProfileNotModified:
 		respFields = append(common("revisit", respID, reqID),
 			field{"WARC-Profile", ProfileNotModified})
-		respFields = appendRefersTo(respFields, prev)
-		if prev.PayloadDigest != "" {
-			respFields = append(respFields, field{"WARC-Payload-Digest", prev.PayloadDigest})
+		respFields = appendRefersTo(respFields, orig)
+		if orig.PayloadDigest != "" {
+			respFields = append(respFields, field{"WARC-Payload-Digest", orig.PayloadDigest})
 		}
-		respBlock = [][]byte{respHead}
-		ref = prev
-	case len(ex.Body) > 0 && digest == prev.PayloadDigest:
+		// An empty block: replay tools take the headers of a revisit
+		// that has any, and the 304's would replay as a 304 with nothing.
+		respBlock = [][]byte{nil}
+		ref = orig
+	case ProfileIdenticalPayload:
 		respFields = append(common("revisit", respID, reqID),
 			field{"WARC-Profile", ProfileIdenticalPayload})
-		respFields = appendRefersTo(respFields, prev)
+		respFields = appendRefersTo(respFields, orig)
 		respFields = append(respFields,
 			field{"WARC-Payload-Digest", digest},
 			field{"WARC-Truncated", "length"})
 		respBlock = [][]byte{respHead}
-		ref = prev
+		ref = orig
 	default:
 		respFields = append(common("response", respID, reqID),
 			field{"WARC-Payload-Digest", digest})
@@ -236,21 +289,74 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 			respFields = append(respFields, field{"WARC-Truncated", "length"})
 		}
 		respBlock = [][]byte{respHead, ex.Body}
-		ref = Ref{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
+		ref = prev
+		if ex.Status != http.StatusNotModified {
+			ref = Ref{RecordID: respID, TargetURI: target, Date: date, PayloadDigest: digest}
+		}
 	}
-	respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
+	if len(respBlock[0]) > 0 {
+		respFields = append(respFields, field{"Content-Type", "application/http;msgtype=response"})
+	}
 
+	if err := w.write(date, reqFields, reqHead, respFields, respBlock); err != nil {
+		return Ref{}, err
+	}
+	return ref, nil
+}
+
+// indexable reports whether the payload of ex, stored in a response
+// record, is one a later identical body may refer to.
+func (w *Writer) indexable(ex Exchange) bool {
+	return len(ex.Body) > 0 && !ex.Truncated && ex.Status != http.StatusNotModified
+}
+
+// original returns the record a revisit for ex points to and the revisit's
+// profile, or a zero Ref and "" when ex is to be a response record.
+func (w *Writer) original(ex Exchange, prev Ref, target, digest string) (Ref, string, error) {
+	idx := w.opts.Index
+	switch {
+	case ex.Status == http.StatusNotModified:
+		if prev.TargetURI == "" && idx != nil {
+			var err error
+			if prev, _, err = idx.ByURL(target); err != nil {
+				return Ref{}, "", fmt.Errorf("warc: index %s: %w", target, err)
+			}
+		}
+		if prev.TargetURI == "" || prev.Date.IsZero() {
+			return Ref{}, "", nil
+		}
+		return prev, ProfileNotModified, nil
+	case !w.indexable(ex):
+		return Ref{}, "", nil
+	case digest == prev.PayloadDigest && prev.TargetURI != "" && !prev.Date.IsZero():
+		return prev, ProfileIdenticalPayload, nil
+	case idx != nil:
+		orig, ok, err := idx.ByDigest(digest)
+		if err != nil {
+			return Ref{}, "", fmt.Errorf("warc: index %s: %w", target, err)
+		}
+		if ok && orig.TargetURI != "" && !orig.Date.IsZero() {
+			return orig, ProfileIdenticalPayload, nil
+		}
+	}
+	return Ref{}, "", nil
+}
+
+// write writes a request record and its response (or revisit) record to
+// the current file, and indexes the second.
+func (w *Writer) write(date time.Time, reqFields []field, reqHead []byte, respFields []field, respBlock [][]byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return Ref{}, fmt.Errorf("warc: %w", os.ErrClosed)
+		return fmt.Errorf("warc: %w", os.ErrClosed)
 	}
 	if err := w.ready(date); err != nil {
-		return Ref{}, err
+		return err
 	}
-	err := w.writeRecord(reqFields, reqHead)
+	_, _, err := w.writeRecord(reqFields, reqHead)
+	var offset, length int64
 	if err == nil {
-		err = w.writeRecord(respFields, respBlock...)
+		offset, length, err = w.writeRecord(respFields, respBlock...)
 	}
 	if err == nil {
 		err = w.bw.Flush()
@@ -258,9 +364,20 @@ func (w *Writer) WriteExchange(ex Exchange, prev Ref) (Ref, error) {
 	if err != nil {
 		name := w.f.Name()
 		w.closeFile() // abandon the file; its error is already the story
-		return Ref{}, fmt.Errorf("warc %s: %w", filepath.Base(name), err)
+		return fmt.Errorf("warc %s: %w", filepath.Base(name), err)
 	}
-	return ref, nil
+	get := func(name string) string {
+		for _, f := range respFields {
+			if f.name == name {
+				return f.value
+			}
+		}
+		return ""
+	}
+	if e, ok := indexEntry(get, respBlock[0], offset, length, filepath.Base(w.f.Name())); ok {
+		w.lines = append(w.lines, e.Line())
+	}
+	return nil
 }
 
 // Close flushes and closes the current file. Later writes fail.
@@ -311,9 +428,9 @@ func (w *Writer) openFile(date time.Time) error {
 	w.f = f
 	w.count = countingWriter{w: f}
 	w.bw = bufio.NewWriterSize(&w.count, 64<<10)
-	w.infoID = ""
+	w.infoID, w.lines = "", nil
 	id := newRecordID()
-	err = w.writeRecord([]field{
+	_, _, err = w.writeRecord([]field{
 		{"WARC-Type", "warcinfo"},
 		{"WARC-Record-ID", id},
 		{"WARC-Date", date.Format(warcDateFormat)},
@@ -355,7 +472,8 @@ func (w *Writer) warcinfo() []byte {
 	return b.Bytes()
 }
 
-// closeFile flushes and closes the current file, if any.
+// closeFile flushes and closes the current file, if any, and writes its
+// CDXJ index beside it: the records written whole, sorted.
 func (w *Writer) closeFile() error {
 	if w.f == nil {
 		return nil
@@ -364,7 +482,10 @@ func (w *Writer) closeFile() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	w.f, w.bw = nil, nil
+	if ierr := writeIndex(IndexPath(w.f.Name()), w.lines); err == nil && ierr != nil {
+		err = fmt.Errorf("index: %w", ierr)
+	}
+	w.f, w.bw, w.lines = nil, nil, nil
 	return err
 }
 
@@ -372,13 +493,14 @@ type field struct{ name, value string }
 
 // writeRecord writes one record as its own gzip member: the header fields,
 // the WARC-Warcinfo-ID, WARC-Block-Digest and Content-Length of the block
-// made of the parts, then the block and the closing CRLF CRLF.
-func (w *Writer) writeRecord(fields []field, parts ...[]byte) error {
+// made of the parts, then the block and the closing CRLF CRLF. It returns
+// where in the file the member begins and its length.
+func (w *Writer) writeRecord(fields []field, parts ...[]byte) (offset, length int64, err error) {
 	block := sha1.New()
-	var length int
+	var size int
 	for _, p := range parts {
 		block.Write(p)
-		length += len(p)
+		size += len(p)
 	}
 	h := &w.head
 	h.Reset()
@@ -390,21 +512,25 @@ func (w *Writer) writeRecord(fields []field, parts ...[]byte) error {
 		h.WriteString("WARC-Warcinfo-ID: " + w.infoID + "\r\n")
 	}
 	h.WriteString("WARC-Block-Digest: " + sha1Label(block) + "\r\n")
-	h.WriteString("Content-Length: " + strconv.Itoa(length) + "\r\n\r\n")
+	h.WriteString("Content-Length: " + strconv.Itoa(size) + "\r\n\r\n")
 
+	offset = w.count.n + int64(w.bw.Buffered())
 	w.gz.Reset(w.bw)
 	if _, err := w.gz.Write(h.Bytes()); err != nil {
-		return err
+		return 0, 0, err
 	}
 	for _, p := range parts {
 		if _, err := w.gz.Write(p); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	if _, err := io.WriteString(w.gz, "\r\n\r\n"); err != nil {
-		return err
+		return 0, 0, err
 	}
-	return w.gz.Close()
+	if err := w.gz.Close(); err != nil {
+		return 0, 0, err
+	}
+	return offset, w.count.n + int64(w.bw.Buffered()) - offset, nil
 }
 
 // requestHead reconstructs the request as sent: request line, Host, then the
@@ -430,15 +556,15 @@ func responseHead(ex Exchange) []byte {
 		h = http.Header{}
 	}
 	h.Del("Transfer-Encoding")
-	if ex.Decoded {
-		h.Del("Content-Encoding")
-		h.Del("Content-Length")
+	if !ex.Truncated && ex.Status >= 200 && ex.Status != http.StatusNoContent && ex.Status != http.StatusNotModified {
+		h.Set("Content-Length", strconv.Itoa(len(ex.Body))) // (a 1xx, 204 or 304 has none: RFC 9110, 8.6)
 	}
-	if h.Get("Content-Length") == "" && !ex.Truncated && ex.Status != http.StatusNotModified {
-		h.Set("Content-Length", strconv.Itoa(len(ex.Body)))
+	reason := ex.Reason
+	if reason == "" {
+		reason = http.StatusText(ex.Status)
 	}
 	var b bytes.Buffer
-	b.WriteString(proto(ex) + " " + strconv.Itoa(ex.Status) + " " + http.StatusText(ex.Status) + "\r\n")
+	b.WriteString(proto(ex) + " " + strconv.Itoa(ex.Status) + " " + oneLine(reason) + "\r\n")
 	writeHeader(&b, h)
 	b.WriteString("\r\n")
 	return b.Bytes()
