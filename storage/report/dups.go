@@ -12,7 +12,7 @@ import (
 // is compared with: pages of one bucket that share the table's bits are
 // sorted by their whole SimHash, so the nearest are close; a template
 // that makes thousands of pages alike costs no more than this each.
-const nearWindow = 16
+const nearWindow = 8
 
 // judgeDuplicates makes duplicate-content (an identical content_hash)
 // and near-duplicate (SimHashes at most maxDist bits apart, the texts not
@@ -66,9 +66,9 @@ func (c *crawl) judgeNear(ids []uint32, j *judge) {
 	const none = math.MaxUint32
 	best := make([]uint32, len(ids)) // index of the nearest, or none
 	dist := make([]uint8, len(ids))
-	sims := make([]uint64, len(ids))
+	sims, contents := make([]uint64, len(ids)), make([]uint64, len(ids))
 	for i, id := range ids {
-		best[i], sims[i] = none, c.pages[id].sim
+		best[i], sims[i], contents[i] = none, c.pages[id].sim, c.pages[id].content
 	}
 	offer := func(a, b uint32, d int) {
 		// The nearest wins, then the first by URL (ids are in URL order).
@@ -97,7 +97,7 @@ func (c *crawl) judgeNear(ids []uint32, j *judge) {
 				for k := i + 1; k < len(es) && k <= i+nearWindow && es[k]>>48 == es[i]>>48; k++ {
 					b := uint32(es[k])
 					d := bits.OnesCount64(sims[a] ^ sims[b])
-					if d > maxDist || c.pages[ids[a]].content == c.pages[ids[b]].content {
+					if d > maxDist || contents[a] == contents[b] {
 						continue
 					}
 					offer(a, b, d)

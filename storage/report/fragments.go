@@ -43,7 +43,7 @@ func (w *linkWorker) wantFragment(to uint32) {
 	if frag == "" || strings.EqualFold(frag, "top") {
 		return
 	}
-	if p := &w.c.pages[to]; !p.htmlOK() || !p.has(fFacts) {
+	if !w.okFacts.has(to) {
 		return
 	}
 	h := fragHash(frag)

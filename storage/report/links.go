@@ -81,6 +81,10 @@ type linkWorker struct {
 	in     map[inKey]inVal
 	skip   skipped
 
+	// The 200 HTML pages, those with the body's facts, and the crawl's
+	// URLs that redirect: bits, read for every line, rather than pages.
+	ok, okFacts, redirecting bitset
+
 	brokenLinked, toRedirect bitset
 	mixed                    map[uint32]string
 	fragPairs                []fragKey         // the (page, fragment) pairs links ask for
@@ -143,7 +147,7 @@ func (w *linkWorker) link(no int) {
 	}
 	w.judged(to)
 	w.wantFragment(to)
-	if (w.l.kind == "a" || w.l.kind == "area") && w.c.pages[to].htmlOK() {
+	if (w.l.kind == "a" || w.l.kind == "area") && w.ok.has(to) {
 		if w.l.from != w.from {
 			w.setFrom()
 		}
@@ -176,7 +180,7 @@ func (w *linkWorker) judged(to uint32) {
 	if w.broken.has(to) && isLinkKind(kind) {
 		w.brokenLinked.set(to)
 	}
-	if kind == "a" && w.c.pages[to].own() && w.c.pages[to].redirects() {
+	if kind == "a" && w.redirecting.has(to) {
 		w.toRedirect.set(to)
 	}
 }
@@ -261,11 +265,24 @@ func (v inVal) better(old inVal) bool {
 // into sets of its own that are merged at the end. broken is the ids
 // whose inlinks are kept.
 func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
+	ok, okFacts, redirecting := newBitset(len(c.urls)), newBitset(len(c.urls)), newBitset(len(c.urls))
+	for id := range c.pages {
+		p := &c.pages[id]
+		if p.htmlOK() {
+			ok.set(uint32(id))
+			if p.has(fFacts) {
+				okFacts.set(uint32(id))
+			}
+		}
+		if p.own() && p.redirects() {
+			redirecting.set(uint32(id))
+		}
+	}
 	workers := make([]*linkWorker, linkWorkers)
 	for i := range workers {
 		workers[i] = &linkWorker{c: c, broken: broken, linked: newBitset(len(c.urls)), in: map[inKey]inVal{},
 			brokenLinked: newBitset(len(c.urls)), toRedirect: newBitset(len(c.urls)), mixed: map[uint32]string{},
-			fragTexts: map[uint64]string{}}
+			fragTexts: map[uint64]string{}, ok: ok, okFacts: okFacts, redirecting: redirecting}
 	}
 	g := &graph{}
 	if err := pipeline(r, &g.skip, func(w int, ch chunk) { workers[w].parse(ch) }); err != nil {
