@@ -151,7 +151,7 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 	case "image":
 		name = []byte("img")
 	}
-	holdsURL := elements[string(name)]
+	holdsURL := holdsURL(name)
 	if !holdsURL && !containsStyle(z.Raw()) {
 		// No URL here: its attributes need not be read (TagAttr, which
 		// decodes them, is most of a tag's cost).
