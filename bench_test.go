@@ -59,6 +59,7 @@ func BenchmarkCrawl(b *testing.B) {
 				seeds = append(seeds, benchSite(b, tc.pages).URL+"/0")
 			}
 			total := tc.hosts * tc.pages
+			b.ReportAllocs()
 			var pages int64
 			var elapsed, cpu time.Duration
 			for b.Loop() {
@@ -197,6 +198,7 @@ func BenchmarkCrawlDocs(b *testing.B) {
 	srv := docsSite(b, n)
 	for _, links := range []string{MirrorLinksRelative, MirrorLinksKeep} {
 		b.Run("links="+links, func(b *testing.B) {
+			b.ReportAllocs()
 			var pages int64
 			var elapsed, cpu time.Duration
 			for b.Loop() {
