@@ -228,3 +228,47 @@ func TestSURT(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexMimeAsWarcio checks the index's mime against what warcio.js's
+// cdx-index writes for the same records (warcio 2.4.11, measured): the
+// Content-Type before its first ';', trimmed, as sent, and no mime at all
+// when there is none. A Content-Type that Go's mime package refuses
+// ("text/html; charset", a missing value) was "unk", which also left the
+// page out of a WACZ's pages.jsonl.
+func TestIndexMimeAsWarcio(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i, c := range []struct{ contentType, mime string }{
+		{"-", ""}, // no header
+		{"", ""},
+		{"Text/HTML; Charset=UTF-8", `"mime":"Text/HTML",`},
+		{"text/html; charset", `"mime":"text/html",`},
+		{"text/html;;", `"mime":"text/html",`},
+		{" text/plain ;x", `"mime":"text/plain",`},
+		{"application/x-foo bar", `"mime":"application/x-foo bar",`},
+	} {
+		h := http.Header{}
+		if c.contentType != "-" {
+			h.Set("Content-Type", c.contentType)
+		}
+		u := "http://example.com/" + string(rune('a'+i))
+		want[u] = `{"url":"` + u + `",` + c.mime + `"status":"200",`
+		if _, err := w.WriteExchange(ex(u, time.Duration(i)*time.Second, 200, h, []byte(u)), warc.Ref{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cdxj"))
+	data, _ := os.ReadFile(files[0])
+	for u, prefix := range want {
+		if !strings.Contains(string(data), prefix) {
+			t.Errorf("the index line of %s does not hold %s:\n%s", u, prefix, data)
+		}
+	}
+}
