@@ -120,7 +120,8 @@ func (o *outputs) linkGraph(links []storage.Link) error {
 		return nil
 	}
 	for _, l := range links {
-		l.From, l.To = frontier.Redact(l.From), frontier.Redact(l.To)
+		// An anchor is often the URL itself, written out.
+		l.From, l.To, l.Anchor = frontier.Redact(l.From), frontier.Redact(l.To), frontier.Redact(l.Anchor)
 		if err := o.links.WriteLink(l); err != nil {
 			return err
 		}
