@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -229,6 +230,12 @@ func newScope(cfg Config, now func() time.Time) (*scope, error) {
 			if u, err := frontier.Canonicalize(raw, cfg.Scope.MaxURLLength); err == nil {
 				s.hosts[u.Origin] = true
 			}
+		}
+	}
+	for origin := range s.hosts {
+		if _, hostport, ok := strings.Cut(origin, "://"); ok {
+			host, _ := splitHostPort(hostport)
+			s.requisites.local = s.requisites.local || nonPublic(host)
 		}
 	}
 	for _, list := range []struct {
