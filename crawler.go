@@ -82,6 +82,7 @@ type Crawler struct {
 	budget   budget   // max_pages
 	refusals refusals // URLs refused this run, recorded once
 	visiting visiting // URLs being visited, or relinked
+	retrying retrying // requisites waiting for a retry, for the max_pages drain
 	// working counts the leases handed to workers and not yet settled.
 	working atomic.Int64
 	// cpu bounds the responses parsed at once to the Go scheduler's
