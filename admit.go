@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -71,6 +72,10 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			// asked once whether it works, and followed no further.
 			why = c.conf().scope.checkExternal(mustParse(canon.Request))
 		}
+		nest := requisiteNesting(parent, ln.kind)
+		if why == "" && requisite && nest > maxRequisiteNesting {
+			why = rejectNesting
+		}
 		if why != "" {
 			// Recorded in its request form, as a fetched URL is: the
 			// same URL written two ways (http://h and http://h/) is one
@@ -87,11 +92,41 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		if requisite {
 			// Before its host's pages: a page's requisites come soon after
 			// it, and max_pages, which stops the pages, leaves none behind.
-			it.Priority = 1
+			// One step lower per nesting below the page, which is how
+			// requisiteNesting reads it back.
+			it.Priority = 1 - float64(nest-1)/10000
 		}
 		items = append(items, it)
 	}
 	return items
+}
+
+// maxRequisiteNesting is how deep requisites are taken below their page: a
+// page's stylesheet is 1, what it imports 2, a font that one loads 3. A
+// requisite counts toward no page budget and is at its page's depth, so
+// without it a stylesheet importing a new one without end (a trap) would
+// be fetched for ever, whatever max_pages, max_pages_per_host and
+// max_depth say.
+const maxRequisiteNesting = 5
+
+// requisiteNesting is the nesting below its page of a requisite found on
+// parent by a link of kind (see maxRequisiteNesting); 0 when parent is
+// no requisite. A requisite's own nesting is kept in its priority, one
+// step of the frontier's scale (0.0001) below 1 per level (admit), so that
+// it lasts across restarts and workers; a requisite whose priority is
+// not one of those counts as a page's own.
+func requisiteNesting(parent *frontier.Lease, kind linkKind) int {
+	n := 0
+	if parent.Requisite {
+		n = 1
+		if steps := int(math.Round((1 - parent.Priority) * 10000)); steps > 0 && steps < maxRequisiteNesting {
+			n += steps
+		}
+	}
+	if kind == linkRequisite {
+		n++ // a redirect is at the nesting of what redirected
+	}
+	return n
 }
 
 // canonical is a link's URL as written, without its fragment, and its

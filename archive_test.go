@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -140,5 +141,65 @@ func TestWARCTurnedOnLater(t *testing.T) {
 	}
 	if got := strings.Join(kinds, " "); got != "response revisit" {
 		t.Errorf("/ archived as %q, want a response, then a revisit of it", got)
+	}
+}
+
+// TestWARCOffForARun crawls with a WARC, then without one while the page
+// changes, then with the WARC again: the third run must not take the
+// page's new validators to a 304 revisit of the first run's record, whose
+// body is the old one (replayed, the third capture showed the first
+// body). The page is asked for without validators, and archived whole.
+func TestWARCOffForARun(t *testing.T) {
+	s := newSite(t)
+	var mu sync.Mutex
+	version := "v1"
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			s.serve(w, r)
+			return
+		}
+		mu.Lock()
+		v := version
+		mu.Unlock()
+		w.Header().Set("ETag", `"`+v+`"`)
+		if r.Header.Get("If-None-Match") == `"`+v+`"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<title>" + v + "</title>"))
+	})
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Fetch.Workers = 1
+	dir := t.TempDir()
+	for _, run := range []struct {
+		warc    string
+		version string
+	}{{dir, "v1"}, {"", "v2"}, {dir, "v2"}} {
+		mu.Lock()
+		version = run.version
+		mu.Unlock()
+		cfg.Output.WARC = run.warc
+		c, err := New(cfg, Options{Refresh: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last warctest.Record
+	for _, r := range warctest.Check(t, dir) {
+		if r.Get("WARC-Target-URI") == s.URL+"/" && (r.Type == "response" || r.Type == "revisit") {
+			last = r
+		}
+	}
+	if last.Type != "response" || !bytes.Contains(last.Payload, []byte("v2")) {
+		t.Errorf("the last capture of / is a %s %s of %s (payload %q); want a response holding v2",
+			last.Type, last.Get("WARC-Profile"), last.Get("WARC-Refers-To-Date"), last.Payload)
 	}
 }

@@ -225,8 +225,12 @@ func TestCrawlWritesWARCAndRecordsCanonical(t *testing.T) {
 		}
 		types[rec.Header.Get("WARC-Type")]++
 	}
-	// robots.txt and four pages (/, /a, /home, /fr/): a request and a response each.
-	if types["warcinfo"] != 1 || types["request"] != 5 || types["response"] != 5 {
+	// robots.txt and four pages (/, /a, /home, /fr/): a request and a
+	// response each, or a revisit where a body is one already archived (the
+	// two 404s: which of them is archived first, and whether the second is
+	// seen as a copy while the first is being written, depends on the order
+	// of the answers).
+	if types["warcinfo"] != 1 || types["request"] != 5 || types["response"]+types["revisit"] != 5 || types["response"] < 3 {
 		t.Errorf("WARC records by type: %v", types)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,7 @@ type Crawler struct {
 	budget   budget   // max_pages
 	refusals refusals // URLs refused this run, recorded once
 	visiting visiting // URLs being visited, or relinked
+	retrying retrying // requisites waiting for a retry, for the max_pages drain
 	// working counts the leases handed to workers and not yet settled.
 	working atomic.Int64
 	// cpu bounds the responses parsed at once to the Go scheduler's
@@ -229,6 +231,12 @@ func newScope(cfg Config, now func() time.Time) (*scope, error) {
 			if u, err := frontier.Canonicalize(raw, cfg.Scope.MaxURLLength); err == nil {
 				s.hosts[u.Origin] = true
 			}
+		}
+	}
+	for origin := range s.hosts {
+		if _, hostport, ok := strings.Cut(origin, "://"); ok {
+			host, _ := splitHostPort(hostport)
+			s.requisites.local = s.requisites.local || nonPublic(host)
 		}
 	}
 	for _, list := range []struct {

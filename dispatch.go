@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,8 +48,9 @@ func (c *Crawler) dispatch(ctx context.Context, work chan<- job) error {
 		if l != nil {
 			if draining && c.outOf(l).budgeted {
 				// A page past max_pages: its host is put off, and its
-				// requisites, queued before its pages (admit), are not.
-				c.front.SetReady(l.Origin, farFuture)
+				// requisites, queued before its pages (admit), are not;
+				// until the retry of one, when it has one due.
+				c.front.SetReady(l.Origin, c.retrying.next(l.Origin, now))
 				c.settle(l, release(time.Time{}))
 				continue
 			}
@@ -294,4 +296,59 @@ func (c *Crawler) crawlIdle(now time.Time) bool {
 		return false
 	}
 	return c.stats().Queued == 0 || c.hosts.idle(now)
+}
+
+// retrying holds the requisites given back for a retry, by key, with
+// their origin and when they are due, for the max_pages drain: a host put
+// off for the pages it has left is readied for them (issue: a requisite
+// that failed once was recorded "not fetched: max_pages reached").
+type retrying struct {
+	mu sync.Mutex
+	m  map[string]retryDue
+}
+
+type retryDue struct {
+	origin string
+	at     time.Time
+}
+
+// settled notes how lease l was settled (outcome kind, at): a requisite
+// given back for a retry is held until it is due, and let go once it is
+// done; one released for later (its host not ready) keeps its hold, due
+// then.
+func (r *retrying) settled(l *frontier.Lease, kind outcomeKind, at time.Time) {
+	if !l.Requisite {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, held := r.m[l.Key]
+	switch {
+	case kind == outcomeRetry, kind == outcomeRelease && held && !at.IsZero():
+		if r.m == nil {
+			r.m = map[string]retryDue{}
+		}
+		r.m[l.Key] = retryDue{l.Origin, at}
+	case kind == outcomeDone, kind == outcomeFailed:
+		delete(r.m, l.Key)
+	}
+}
+
+// next is when origin has a requisite's retry due, after now; farFuture
+// when it has none.
+func (r *retrying) next(origin string, now time.Time) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := farFuture
+	for _, d := range r.m {
+		if d.origin == origin && d.at.Before(next) {
+			next = d.at
+		}
+	}
+	if !next.After(now) {
+		// Due, yet the host's head is a page: it is asked again a
+		// moment later rather than at once, which would spin.
+		next = now.Add(100 * time.Millisecond)
+	}
+	return next
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -119,7 +120,8 @@ func (o *outputs) linkGraph(links []storage.Link) error {
 		return nil
 	}
 	for _, l := range links {
-		l.From, l.To = frontier.Redact(l.From), frontier.Redact(l.To)
+		// An anchor is often the URL itself, written out.
+		l.From, l.To, l.Anchor = frontier.Redact(l.From), frontier.Redact(l.To), frontier.Redact(l.Anchor)
 		if err := o.links.WriteLink(l); err != nil {
 			return err
 		}
@@ -164,10 +166,16 @@ func (o *outputs) removeMirror(u *url.URL, contentType string) error {
 }
 
 // saveWARC writes the exchange as WARC records, the body as received, and
-// returns the reference to keep for the next visit.
+// returns the reference to keep for the next visit. With no WARC, a 304
+// keeps prev (the body is the one it names), and any other answer the
+// zero Ref: its body is in no WARC file, and a later run with a WARC must
+// ask for it without validators rather than archive a 304 of an older body.
 func (o *outputs) saveWARC(u *url.URL, resp *response, sent time.Time, prev warc.Ref) (warc.Ref, error) {
 	if o.warc == nil {
-		return prev, nil
+		if resp.status == http.StatusNotModified {
+			return prev, nil
+		}
+		return warc.Ref{}, nil
 	}
 	body, cut := resp.body, resp.truncated
 	if resp.raw != nil {

@@ -129,11 +129,12 @@ func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error
 	if !r.mirroring() || r.conf().Output.MirrorLinks != MirrorLinksRelative {
 		return mirror.Report{}, 0, nil
 	}
-	rewritten, left, err := r.relinkPages()
+	known := map[string]mirror.Known{} // files rewritten, which Check need not read again
+	rewritten, left, err := r.relinkPages(known)
 	if err != nil {
 		return mirror.Report{}, left, err
 	}
-	report, err = mirror.Check(r.out.mirror.Root())
+	report, err = mirror.CheckKnown(r.out.mirror.Root(), known)
 	if err != nil {
 		return report, left, fmt.Errorf("check mirror: %w", err)
 	}
@@ -143,7 +144,7 @@ func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error
 		return report, left, err
 	}
 	if n > 0 {
-		if report, err = mirror.Check(r.out.mirror.Root()); err != nil {
+		if report, err = mirror.CheckKnown(r.out.mirror.Root(), known); err != nil {
 			return report, left, fmt.Errorf("check mirror: %w", err)
 		}
 	}
@@ -168,7 +169,10 @@ func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error
 // marked relinked. A second rewrite would read the mirror's relative links
 // as the site's, and make absolute those whose mirror name differs from
 // their URL (site.css for /css/site, a query's '@').
-func (r *relinker) relinkPages() (done, busy int, err error) {
+//
+// The files it rewrites are added to known (nil: none is kept), with the
+// references they hold, for mirror.CheckKnown.
+func (r *relinker) relinkPages(known map[string]mirror.Known) (done, busy int, err error) {
 	rewritten := map[string]bool{} // mirror paths rewritten in this pass
 	located := r.locator()
 	for {
@@ -200,7 +204,7 @@ func (r *relinker) relinkPages() (done, busy int, err error) {
 			return nil
 		}
 		for _, p := range batch {
-			rec, visited, err := r.relinkIdle(p.Key, rewritten, located)
+			rec, visited, err := r.relinkIdle(p.Key, rewritten, located, known)
 			switch {
 			case err != nil:
 				return done, busy + left, errors.Join(err, mark())
@@ -231,14 +235,15 @@ func (r *relinker) relinkPages() (done, busy int, err error) {
 // moment, which a rewrite of the old file and a write of the record read
 // before would undo. Such a page is left for the next pass, and visited is
 // false. The record is read again once the URL is held. A file in
-// rewritten is not rewritten again; a file rewritten is added. located
-// says where the mirror keeps a link's target (see locator).
+// rewritten is not rewritten again; a file rewritten is added, and to
+// known as relinkPage knew it. located says where the mirror keeps a
+// link's target (see locator).
 //
 // A page relinked is returned as its record marked Relinked, with its URL
 // still held: the caller writes the records of many in one transaction
 // (a synced commit per page was a third of a docs mirror's relink), then
 // lets the URLs go.
-func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located func(*url.URL) (string, bool)) (rec *storage.Page, visited bool, err error) {
+func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located func(*url.URL) (string, bool), known map[string]mirror.Known) (rec *storage.Page, visited bool, err error) {
 	if !r.visiting.hold(key) {
 		return nil, false, nil
 	}
@@ -252,8 +257,12 @@ func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located fun
 		return nil, true, nil
 	}
 	if !rewritten[p.MirrorPath] {
-		if err := r.relinkPage(p, located); err != nil {
+		at, k, err := r.relinkPage(p, located)
+		if err != nil {
 			r.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
+		}
+		if k.Info != nil && known != nil {
+			known[at] = k
 		}
 		rewritten[p.MirrorPath] = true
 	}
@@ -268,27 +277,37 @@ var errBatchFull = errors.New("batch full")
 // body p describes (its Hash): a file that does not was rewritten already,
 // for another URL saved at the same path (/py/ and /py/index.html) in an
 // earlier pass, or holds that URL's body, which its own record relinks.
-func (r *relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bool)) error {
+// It returns the path written and what mirror.CheckKnown may know of the
+// file (Info nil: nothing).
+func (r *relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bool)) (string, mirror.Known, error) {
 	u := mustParse(p.URL)
 	m := r.out.mirror
 	self, err := m.Locate(u, p.ContentType)
 	if err != nil {
-		return err
+		return "", mirror.Known{}, err
 	}
 	body, err := os.ReadFile(filepath.Join(m.Root(), filepath.FromSlash(self)))
 	if err != nil {
-		return err
+		return "", mirror.Known{}, err
 	}
 	if p.Hash != "" && storage.ContentHash(body) != p.Hash {
-		return nil
+		return "", mirror.Known{}, nil
 	}
-	if isCSS(p.ContentType) {
-		body, _ = mirror.RewriteCSS(body, u, self, located)
+	k := mirror.Known{CSS: isCSS(p.ContentType)}
+	if k.CSS {
+		body, _, k.Refs = mirror.RewriteCSSRefs(body, u, self, located)
 	} else {
-		body, _ = mirror.RewriteHTML(body, u, self, located)
+		body, _, k.Refs = mirror.RewriteHTMLRefs(body, u, self, located)
 	}
-	_, err = m.Write(u, p.ContentType, bytes.NewReader(body))
-	return err
+	at, err := m.Write(u, p.ContentType, bytes.NewReader(body))
+	if err != nil || k.Refs == nil {
+		return at, mirror.Known{}, err
+	}
+	// The file as written, for CheckKnown to tell it is still that one.
+	if k.Info, err = os.Lstat(filepath.Join(m.Root(), filepath.FromSlash(at))); err != nil {
+		return at, mirror.Known{}, nil
+	}
+	return at, k, nil
 }
 
 // locator returns mirrored with a memory of the targets it looked up, for

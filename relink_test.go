@@ -137,7 +137,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 	}
 	c.visiting.hold(aKey) // a worker is visiting /a
 	mirrored := c.out.mirrored.Load()
-	if _, left, err := c.relink.relinkPages(); err != nil || left != 1 {
+	if _, left, err := c.relink.relinkPages(nil); err != nil || left != 1 {
 		t.Fatalf("relinkPages left %d pages (%v), want 1", left, err)
 	}
 	if got, done := relinked(); got != body || done {
@@ -147,7 +147,7 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		t.Errorf("mirrored went from %d to %d, though no page was saved or removed", mirrored, n)
 	}
 	c.visiting.drop(aKey)
-	if _, _, err := c.relink.relinkPages(); err != nil {
+	if _, _, err := c.relink.relinkPages(nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, done := relinked(); !done || !strings.Contains(got, `href="b.html"`) {

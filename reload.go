@@ -22,7 +22,7 @@ func (c *Crawler) conf() *liveConfig { return c.live.Load() }
 // and the daemon's revisit intervals take effect at once; the state is
 // kept. Keys that shape what New built — state_dir, user_agent,
 // fetch.workers, fetch.max_body, fetch.proxy, fetch.ca_file, fetch.auth, output.*, daemon.enabled, daemon.listen,
-// log.*, cluster.*, render.* — keep their old values until a restart, and are named in the
+// daemon.web_config, log.*, cluster.*, render.* — keep their old values until a restart, and are named in the
 // returned notes. An invalid config is refused whole and nothing changes,
 // and so is one that is valid only with its own values of those keys.
 func (c *Crawler) Reload(load func() (Config, error)) (notes []string, err error) {
@@ -51,6 +51,7 @@ func (c *Crawler) Reload(load func() (Config, error)) (notes []string, err error
 		{"output", old.Output, cfg.Output, func(n *Config) { n.Output = old.Output }},
 		{"daemon.enabled", old.Daemon.Enabled, cfg.Daemon.Enabled, func(n *Config) { n.Daemon.Enabled = old.Daemon.Enabled }},
 		{"daemon.listen", old.Daemon.Listen, cfg.Daemon.Listen, func(n *Config) { n.Daemon.Listen = old.Daemon.Listen }},
+		{"daemon.web_config", old.Daemon.WebConfig, cfg.Daemon.WebConfig, func(n *Config) { n.Daemon.WebConfig = old.Daemon.WebConfig }},
 		{"log", old.Log, cfg.Log, func(n *Config) { n.Log = old.Log }},
 		{"cluster", old.Cluster, cfg.Cluster, func(n *Config) { n.Cluster = old.Cluster }},
 		{"render", old.Render, cfg.Render, func(n *Config) { n.Render = old.Render }},

@@ -86,3 +86,27 @@ func TestRelinkPeriodPositive(t *testing.T) {
 		}
 	}
 }
+
+// daemon.web_config is read once, when the listener starts: a reload that
+// changes it (to protect /metrics and /hosts, say) keeps the old one and
+// says so, rather than leave the endpoints as they were without a word.
+func TestReloadNamesWebConfig(t *testing.T) {
+	cfg := testConfig(t, "http://example.test/")
+	c, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	next := cfg
+	next.Daemon.WebConfig = "/etc/crawler/web.yml"
+	notes, err := c.Reload(func() (Config, error) { return next, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "daemon.web_config") {
+		t.Errorf("Reload notes %q; want daemon.web_config named as needing a restart", notes)
+	}
+	if got := c.conf().Daemon.WebConfig; got != "" {
+		t.Errorf("daemon.web_config in force after the reload = %q, want the old one (\"\")", got)
+	}
+}

@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -30,6 +31,10 @@ const (
 type requisiteHosts struct {
 	any  bool
 	pats []hostPattern
+	// local is set when the crawl's own hosts include one of this machine
+	// or of a private network (see nonPublic): only then does any take
+	// such hosts too.
+	local bool
 }
 
 // newRequisiteHosts reads scope.requisites, which Validate checked.
@@ -51,23 +56,40 @@ func newRequisiteHosts(r Requisites) (requisiteHosts, error) {
 // allows reports whether requisites may be fetched from origin, a
 // canonical origin (frontier.URL.Origin).
 func (h requisiteHosts) allows(origin string) bool {
-	if h.any {
-		return true
-	}
-	if len(h.pats) == 0 {
-		return false
-	}
 	scheme, hostport, ok := strings.Cut(origin, "://")
 	if !ok {
 		return false
 	}
 	host, port := splitHostPort(hostport)
+	if h.any {
+		// A public site's page naming http://169.254.169.254/ (a cloud's
+		// metadata and its credentials) or http://127.0.0.1:PORT/ would
+		// have the crawl fetch it and keep the answer in its mirror or
+		// WARC: any means the hosts of the web the crawl is on.
+		return h.local || !nonPublic(host)
+	}
 	for _, p := range h.pats {
 		if p.match(scheme, host, port) {
 			return true
 		}
 	}
 	return false
+}
+
+// nonPublic reports whether host (canonical, an IPv6 address in brackets)
+// names this machine or a private network: localhost, or a loopback,
+// private (RFC 1918, RFC 4193), link-local or unspecified address. A host
+// name that resolves to one is not seen here.
+func nonPublic(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
 }
 
 // hostPattern is one host or origin pattern of scope.requisites.

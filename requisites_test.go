@@ -371,3 +371,47 @@ func TestRequisiteRobotsRedirect(t *testing.T) {
 		t.Errorf("the robots.txt the CDN's redirects to asked %d times; want once", got["/cdn-robots.txt"])
 	}
 }
+
+// TestRequisitesAnyIsPublic: scope.requisites any takes no host of this
+// machine or of a private network unless the crawl's own hosts are such
+// (an intranet crawl, these tests): a public page's
+// <img src="http://169.254.169.254/latest/meta-data/..."> would otherwise be
+// fetched and its answer, a cloud's credentials, kept in the mirror.
+func TestRequisitesAnyIsPublic(t *testing.T) {
+	public := testConfig(t, "https://www.example.org/")
+	s, err := newScope(public, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for origin, want := range map[string]bool{
+		"https://cdn.example.net":    true,
+		"http://93.184.216.34":       true,
+		"http://169.254.169.254":     false,
+		"http://127.0.0.1:8080":      false,
+		"http://10.1.2.3":            false,
+		"http://192.168.0.1":         false,
+		"http://[::1]:8080":          false,
+		"http://[fd00::1]":           false,
+		"http://[::ffff:127.0.0.1]":  false,
+		"http://localhost:9090":      false,
+		"http://admin.localhost":     false,
+		"http://0.0.0.0":             false,
+		"https://[2001:db8::1]:8443": true,
+	} {
+		if got := s.requisites.allows(origin); got != want {
+			t.Errorf("a crawl of www.example.org: any allows %s: %v, want %v", origin, got, want)
+		}
+	}
+	local, err := newScope(testConfig(t, "http://127.0.0.1:8000/"), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !local.requisites.allows("http://127.0.0.1:8001") || !local.requisites.allows("http://10.1.2.3") {
+		t.Error("a crawl of 127.0.0.1 refuses requisites on private hosts")
+	}
+	named := public
+	named.Scope.Requisites = Requisites{"http://127.0.0.1:8001"}
+	if s, err := newScope(named, time.Now); err != nil || !s.requisites.allows("http://127.0.0.1:8001") {
+		t.Errorf("a requisite host named in scope.requisites is refused (%v)", err)
+	}
+}

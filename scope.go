@@ -21,6 +21,7 @@ const (
 	rejectRepeated  = "repeated-segments" // a path segment repeated too often
 	rejectCalendar  = "calendar"          // a date far in the future or past
 	rejectQueries   = "query-variants"    // its path has scope.max_query_variants query strings already
+	rejectNesting   = "requisite-nesting" // a requisite of a requisite of ... nested deeper than maxRequisiteNesting
 )
 
 // scope decides which URLs may enter the frontier. Its only mutable state

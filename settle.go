@@ -73,6 +73,32 @@ func (c *Crawler) settle(l *frontier.Lease, o outcome) {
 	if err != nil {
 		c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err))
 	}
+	c.retrying.settled(l, o.kind, o.at)
+	if !c.cfg.Daemon.Enabled && c.shared == nil && c.budget.reached() {
+		c.drainReady(l, o)
+	}
+}
+
+// drainReady readies, in the max_pages drain, the hosts of requisites that
+// a settled lease gave back for a retry or found (a stylesheet's font):
+// the drain may have put them off for the pages they have left, before
+// these were queued. Readied, the dispatcher hands out a requisite first,
+// or puts the host off again until its next retry (retrying.next).
+func (c *Crawler) drainReady(l *frontier.Lease, o outcome) {
+	now := c.now()
+	if o.kind == outcomeRetry && l.Requisite {
+		c.hosts.pass(l.Origin, now)
+	}
+	if o.kind != outcomeDone {
+		return
+	}
+	readied := map[string]bool{}
+	for _, it := range o.links {
+		if it.Requisite && !readied[it.Origin] {
+			readied[it.Origin] = true
+			c.hosts.pass(it.Origin, now)
+		}
+	}
 }
 
 // complete writes a done URL's record and commits it done.
@@ -105,6 +131,11 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 			// The record holding the page's payload, for the revisits
 			// of the WARC writer (identical bodies, a 304).
 			warcHook = c.state.Digests.AddHook(mustParse(l.Request).String(), o.page.WARC)
+		} else if o.page.WARC.TargetURI == "" {
+			// A body no WARC holds (this run keeps none): what an
+			// earlier run archived for the URL is no original for a 304
+			// to its new validators.
+			warcHook = c.state.Digests.ForgetHook(mustParse(l.Request).String())
 		}
 	}
 	fo.Hook = storage.Hooks(pageHook, chainHook, warcHook)

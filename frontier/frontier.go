@@ -337,7 +337,7 @@ func (f *Frontier) Reschedule(key string, kind Kind, at time.Time) (bool, error)
 			}
 		}
 		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, u.Key[len(u.Origin):], kind) })
-		v := b.urls.Get(k)
+		v := b.get(k)
 		if v == nil {
 			return 0, nil
 		}

@@ -28,7 +28,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 		pq := it.Key[len(it.Origin):]
 		start := len(b.arena)
 		k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, pq, it.Kind) })
-		v := b.urls.Get(k)
+		v := b.get(k)
 		if v == nil && d.stagedN() > 0 && d.findStaged(k[4:]) {
 			if !(it.InSitemap || it.Lastmod != "" || d.nearerStaged(k[4:], it.LinkDepth, h.rec.origin)) {
 				b.arena = b.arena[:start]
@@ -38,7 +38,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 			if err := b.flushStaged(h); err != nil {
 				return 0, err
 			}
-			v = b.urls.Get(k)
+			v = b.get(k)
 		}
 		if v != nil {
 			if err := b.merge(h, k, v, it); err != nil {
@@ -193,7 +193,7 @@ func (b *batch) queued(h *host, r *record) (bool, error) {
 		}
 	}
 	var buf [delayedKeyLen]byte
-	return b.urls.Get(queueKey(buf[:0], h.id, r)) != nil, nil
+	return b.get(queueKey(buf[:0], h.id, r)) != nil, nil
 }
 
 // lastmodLater reports whether lastmod a is later than b: as times when both
@@ -268,7 +268,7 @@ func (b *batch) finish(l *Lease, a action) error {
 		return nil
 	}
 	k := b.keep(func(x []byte) []byte { return urlKey(x, h.id, l.Key[len(l.Origin):], l.Kind) })
-	v := b.urls.Get(k)
+	v := b.get(k)
 	if v == nil {
 		return fmt.Errorf("frontier: leased %s: %w", l.Key, errCorrupt)
 	}
@@ -321,7 +321,7 @@ func (b *batch) finish(l *Lease, a action) error {
 // Reschedule moved it). The lease's class and whether it is a revisit do
 // not change while it is out.
 func (b *batch) finishInPlace(l *Lease, d *hostDelta) bool {
-	if b.urls.Get(l.qkey) == nil {
+	if b.get(l.qkey) == nil {
 		return false
 	}
 	b.markDone(l, d)
@@ -413,7 +413,7 @@ func (b *batch) rescheduleDone(h *host, at int64, most int) (int, error) {
 		keys = append(keys, b.keep(func(a []byte) []byte { return append(appendUint32(a, h.id), v...) }))
 	}
 	for _, k := range keys {
-		v := b.urls.Get(k)
+		v := b.get(k)
 		if v == nil {
 			return 0, fmt.Errorf("frontier: done entry without its URL %x: %w", k, errCorrupt)
 		}
@@ -447,7 +447,7 @@ func (b *batch) finishedElsewhere(fin *Finished) (bool, error) {
 		}
 	}
 	k := b.keep(func(a []byte) []byte { return urlKey(a, h.id, u.Key[len(u.Origin):], fin.Kind) })
-	v := b.urls.Get(k)
+	v := b.get(k)
 	if v == nil {
 		seq, err := b.urls.NextSequence()
 		if err != nil {

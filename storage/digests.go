@@ -68,6 +68,24 @@ func (d *Digests) AddHook(uri string, ref warc.Ref) Hook {
 	}
 }
 
+// ForgetHook returns a function that, within a writable transaction of
+// the State's database, forgets the record of uri's last payload: the URL
+// got a body that no WARC file holds (a run without output.warc), so
+// that a 304 to its new validators has no original in the WARC files.
+// What the digests point to stays: those records still hold their payloads.
+func (d *Digests) ForgetHook(uri string) Hook {
+	return func(tx *bbolt.Tx) error {
+		b := tx.Bucket(digestsBucket)
+		if b == nil {
+			return errors.New("no digests bucket in this database")
+		}
+		if k := []byte("u" + uri); b.Get(k) != nil {
+			return b.Delete(k)
+		}
+		return nil
+	}
+}
+
 func (d *Digests) get(key string) (warc.Ref, bool, error) {
 	var ref warc.Ref
 	var ok bool

@@ -128,10 +128,11 @@ func runDiscover(ctx context.Context, args []string, s stdio) error {
 // is refused with its problems logged, and the crawl goes on as it was.
 func crawl(ctx context.Context, cfg crawler.Config, opts crawler.Options, s stdio, reload func() (crawler.Config, error)) error {
 	stderr, stdout := s.err, s.out
-	if f, ok := s.err.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := s.err.(*os.File); ok && cfg.Log.Format != "json" && term.IsTerminal(int(f.Fd())) {
 		// The progress line lives on the terminal: the log, and the
 		// URLs discover prints when stdout is that terminal too, keep
-		// out of its way.
+		// out of its way. A JSON log has none, its progress being
+		// records, so that every line of it is JSON on a terminal too.
 		line := &statusLine{term: f, width: func() int { w, _, _ := term.GetSize(int(f.Fd())); return w }}
 		opts.Status, stderr = line.set, line.wrap(s.err)
 		if o, ok := s.out.(*os.File); ok && term.IsTerminal(int(o.Fd())) {

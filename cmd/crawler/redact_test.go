@@ -29,7 +29,7 @@ func TestNoPasswordInOutputs(t *testing.T) {
 			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://u:secretpw@%s/fromsm</loc></url><url><loc>http://%[1]s/</loc></url></urlset>`, h)
 		case "/":
 			fmt.Fprintf(w, `<html><head><title>t</title><link rel=canonical href="http://u:secretpw@%s/"><link rel=alternate hreflang=de href="http://u:secretpw@%[1]s/de"></head>`+
-				`<a href="http://user:secretpw@%[1]s/a">x</a><a href="/r">r</a><img src="http://u:secretpw@%[1]s/i.png"></html>`, h)
+				`<a href="http://user:secretpw@%[1]s/a">x</a><a href="/r">r</a><a href="http://u:secretpw@%[1]s/c">http://u:secretpw@%[1]s/c</a><img src="http://u:secretpw@%[1]s/i.png"></html>`, h)
 		case "/r":
 			http.Redirect(w, r, "http://u:secretpw@"+h+"/b", http.StatusMovedPermanently)
 		default:

@@ -126,7 +126,7 @@ func runReport(ctx context.Context, args []string, s stdio) error {
 
 	in, names := report.Inputs{Options: opts}, report.Names{Inventory: *urls, Links: *links, Previous: *previous}
 	if *urls == "-" {
-		in.Inventory, names.Inventory = ctxReader{ctx, s.in}, "stdin"
+		in.Inventory, names.Inventory = &pipeReader{ctx: ctx, r: s.in}, "stdin"
 	} else {
 		f, err := os.Open(*urls)
 		if err != nil {
@@ -246,6 +246,42 @@ func (c ctxReader) Seek(offset int64, whence int) (int64, error) {
 		return s.Seek(offset, whence)
 	}
 	return 0, errors.New("the inventory is not a file that can be read again")
+}
+
+// pipeReader is ctxReader for a pipe, whose Read may block for as long
+// as the other end sends nothing: each Read waits in a goroutine of its
+// own, and the signal ends the wait (the goroutine is left to the exit
+// that follows).
+type pipeReader struct {
+	ctx context.Context
+	r   io.Reader
+	buf []byte
+}
+
+func (c *pipeReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if cap(c.buf) < len(p) {
+		c.buf = make([]byte, len(p))
+	}
+	buf := c.buf[:len(p)]
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, buf[:r.n]), r.err
+	case <-c.ctx.Done():
+		c.buf = nil // the abandoned Read may still fill it
+		return 0, c.ctx.Err()
+	}
 }
 
 // writeReport writes the report with write to the file path, or to

@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // auditSite serves a site with a sitemap, a redirect, a broken link and
@@ -234,5 +236,45 @@ func TestReportStopsOnSignal(t *testing.T) {
 	}
 	if in.afterHit > 8<<20 {
 		t.Errorf("read %d MB more of the inventory after the signal", in.afterHit>>20)
+	}
+}
+
+// enteredReader closes entered when its first Read begins.
+type enteredReader struct {
+	r       io.Reader
+	entered chan struct{}
+	once    sync.Once
+}
+
+func (e *enteredReader) Read(p []byte) (int, error) {
+	e.once.Do(func() { close(e.entered) })
+	return e.r.Read(p)
+}
+
+// The first signal stops a report reading its inventory from a pipe that
+// sends nothing (--urls -): the read blocked in the pipe held the signal
+// until the next byte or the pipe's end came.
+func TestReportStdinStopsOnSignal(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	in := &enteredReader{r: pr, entered: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-in.entered
+		cancel()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		done <- run(ctx, []string{"report", "--urls", "-"}, in, &stdout, &stderr)
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "stopped by signal") {
+			t.Errorf("err %v; want stopped by signal", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("report still reading an idle stdin 10 s after the signal")
 	}
 }

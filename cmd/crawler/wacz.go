@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -19,7 +20,7 @@ const waczUsage = "wacz --warc DIR [--urls FILE] --out FILE.wacz"
 //
 // Exit status: 0 when the package was written, 1 when an input could not
 // be read or the package not written, 2 for bad usage.
-func runWACZ(_ context.Context, args []string, s stdio) error {
+func runWACZ(ctx context.Context, args []string, s stdio) error {
 	fset := flag.NewFlagSet("wacz", flag.ContinueOnError)
 	dir := fset.String("warc", "", "package the WARC files of `DIR` (the crawl's output.warc)")
 	urls := fset.String("urls", "", "list the 200 HTML pages of the inventory `FILE` (output.urls) as the entry points; default: those of the index, without titles")
@@ -57,7 +58,11 @@ func runWACZ(_ context.Context, args []string, s stdio) error {
 	}
 	err = tmp.Chmod(0o644) // CreateTemp makes it 0600
 	if err == nil {
-		err = wacz.Write(tmp, *dir, pages, wacz.Options{Software: "politecrawl " + versionString()})
+		// A signal fails the next write: the package is not finished.
+		err = wacz.Write(ctxWriter{ctx, tmp}, *dir, pages, wacz.Options{Software: "politecrawl " + versionString()})
+	}
+	if ctx.Err() != nil {
+		err = errors.New("stopped by signal; no package written")
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -72,4 +77,18 @@ func runWACZ(_ context.Context, args []string, s stdio) error {
 	}
 	fmt.Fprintf(s.err, "wrote %s\n", *out)
 	return nil
+}
+
+// ctxWriter writes to w until ctx ends, then fails: a signal stops a
+// package of gigabytes of WARC files at its next write, not at its end.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

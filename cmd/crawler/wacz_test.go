@@ -2,6 +2,8 @@ package main
 
 import (
 	"archive/zip"
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -71,5 +73,32 @@ func TestWACZOfACrawl(t *testing.T) {
 	}
 	if _, _, code := runCmd(t, "", "wacz", "--warc", t.TempDir(), "--out", filepath.Join(dir, "empty.wacz")); code != 1 {
 		t.Errorf("wacz of a directory without WARC files: exit %d, want 1", code)
+	}
+}
+
+// The first signal stops crawler wacz, which may copy gigabytes: nothing
+// is written, the temporary file is gone, and the exit status is 1 (the
+// signal was taken by the command and ignored: the package was written
+// whole).
+func TestWACZStopsOnSignal(t *testing.T) {
+	srv := smallSite(t)
+	dir := t.TempDir()
+	warcDir, out := filepath.Join(dir, "warc"), filepath.Join(dir, "site.wacz")
+	if _, stderr, code := runCmd(t, "", "crawl", "--state-dir", filepath.Join(dir, "state"), "--delay", "0", "--warc", warcDir, srv.URL+"/"); code != 0 {
+		t.Fatalf("crawl: exit %d; stderr:\n%s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the signal came
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"wacz", "--warc", warcDir, "--out", out}, strings.NewReader(""), &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 || !strings.Contains(stderr.String(), "stopped by signal") {
+		t.Errorf("exit %d, stderr %q; want 1, stopped by signal", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // state, warc
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s holds %q after the signal; want no package, no temporary file", dir, names)
 	}
 }

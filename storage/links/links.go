@@ -166,7 +166,7 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 	case "image":
 		name = []byte("img")
 	}
-	holdsURL := elements[string(name)]
+	holdsURL := holdsURL(name)
 	factAttrs := false
 	if w.facts != nil {
 		w.facts.start(name, tt == html.SelfClosingTagToken)

@@ -179,3 +179,28 @@ func BenchmarkTokenizer(b *testing.B) {
 		}
 	})
 }
+
+// TestElementSwitches checks the switches asked for every start tag
+// against the lists they stand for.
+func TestElementSwitches(t *testing.T) {
+	for _, e := range elements {
+		if !holdsURL([]byte(e)) {
+			t.Errorf("holdsURL(%q) = false, want true", e)
+		}
+	}
+	for _, e := range []string{"span", "div", "li", "p", "section", "h2", "A", "", "aa", "imgs", "bodies"} {
+		if holdsURL([]byte(e)) {
+			t.Errorf("holdsURL(%q) = true, want false", e)
+		}
+	}
+	for _, e := range []string{"iframe", "noembed", "noframes", "noscript", "plaintext", "script", "style", "textarea", "title", "xmp"} {
+		if got := rawElement([]byte(strings.ToUpper(e[:1]) + e[1:])); got != e {
+			t.Errorf("rawElement(%q) = %q, want %q", e, got, e)
+		}
+	}
+	for _, e := range []string{"span", "xm", "scripts", "plaintexts", "", "titl"} {
+		if got := rawElement([]byte(e)); got != "" {
+			t.Errorf("rawElement(%q) = %q, want \"\"", e, got)
+		}
+	}
+}

@@ -10,8 +10,10 @@
 //     and <base href> is dropped. What counts as a link is storage/links'
 //     grammar; this package only decides what each becomes.
 //   - Check walks the mirror and reports relative links that lead to no
-//     file; UnlinkGone makes links to files removed since (pages gone)
-//     absolute again.
+//     file; CheckKnown takes the links of files just rewritten from the
+//     rewrite (RewriteHTMLRefs, RewriteCSSRefs) rather than reading them
+//     again, while they are still the files written. UnlinkGone makes links
+//     to files removed since (pages gone) absolute again.
 //
 // Mirror is safe for concurrent use by multiple goroutines within one
 // process; two processes must not share a root.

@@ -1,15 +1,19 @@
 package mirror
 
 import (
+	"bytes"
 	"fmt"
 	"log"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // writeTree creates the files of tree (slash-separated path → content)
@@ -270,6 +274,7 @@ func TestMirrorLinksEndToEnd(t *testing.T) {
 		return p, err == nil
 	}
 	rewritten := 0
+	known := map[string]Known{}
 	for _, p := range site {
 		if p.ct != html && p.ct != css {
 			continue
@@ -281,21 +286,67 @@ func TestMirrorLinksEndToEnd(t *testing.T) {
 		}
 		var out []byte
 		var n int
+		k := Known{CSS: p.ct == css}
 		if p.ct == html {
-			out, n = RewriteHTML([]byte(p.body), u, self, resolve)
+			out, n, k.Refs = RewriteHTMLRefs([]byte(p.body), u, self, resolve)
 		} else {
-			out, n = RewriteCSS([]byte(p.body), u, self, resolve)
+			out, n, k.Refs = RewriteCSSRefs([]byte(p.body), u, self, resolve)
 		}
 		rewritten += n
 		got, err := m.Write(u, p.ct, strings.NewReader(string(out)))
 		if err != nil || got != self {
 			t.Fatalf("rewrote %s to %s, want %s (%v)", p.url, got, self, err)
 		}
+		if k.Info, err = os.Lstat(filepath.Join(root, filepath.FromSlash(got))); err != nil {
+			t.Fatal(err)
+		}
+		known[got] = k
 	}
 
 	rep, err := Check(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The references a rewrite returns are those Check reads in the file.
+	for file, k := range known {
+		body, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scanned []string
+		if k.CSS {
+			links.ScanCSS(body, func(ref string) { scanned = append(scanned, ref) })
+		} else {
+			links.Scan(body, func(ref links.Ref) {
+				if ref.Kind != links.Base && ref.Kind != links.Form {
+					scanned = append(scanned, ref.URL)
+				}
+			})
+		}
+		if !slices.Equal(scanned, k.Refs) {
+			t.Errorf("%s: rewrite returned references %q, the file holds %q", file, k.Refs, scanned)
+		}
+	}
+	if fromKnown, err := CheckKnown(root, known); err != nil || !reflect.DeepEqual(fromKnown, rep) {
+		t.Errorf("CheckKnown = %+v, %v; want Check's %+v", fromKnown, err, rep)
+	}
+	// CheckKnown takes a known file's references as they are; once the file
+	// is replaced, it reads it again.
+	lie := known["127.0.0.1:8001/index.html"]
+	lie.Refs = []string{"nowhere.html"}
+	known["127.0.0.1:8001/index.html"] = lie
+	if got, _ := CheckKnown(root, known); len(got.Broken) != 1 || got.Broken[0].Ref != "nowhere.html" {
+		t.Errorf("CheckKnown with a known index.html linking to nowhere.html: %+v", got)
+	}
+	body, err := os.ReadFile(filepath.Join(root, "127.0.0.1:8001", "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Write(mustParse(t, origin+"/"), html, bytes.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := CheckKnown(root, known); !reflect.DeepEqual(got, rep) {
+		t.Errorf("CheckKnown after index.html was written again = %+v; want %+v", got, rep)
 	}
 	if len(rep.Broken) != 0 || rep.Unlisted != 0 {
 		t.Errorf("broken links after rewriting: %q", rep.Broken)

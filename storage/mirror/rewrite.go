@@ -39,21 +39,51 @@ import (
 // The result grows by about four times the size of body plus 1 MiB at
 // most; references past that bound are left as they are.
 func RewriteHTML(body []byte, page *url.URL, selfPath string, resolve func(target *url.URL) (mirrorPath string, ok bool)) ([]byte, int) {
+	out, n, _ := rewriteHTML(body, page, selfPath, resolve, false)
+	return out, n
+}
+
+// RewriteHTMLRefs is RewriteHTML that also returns the references of the
+// result that Check reads, in order, as Check would find them there (see
+// Known); refs is nil when Check must read the result itself (a <base
+// href> is left in it).
+func RewriteHTMLRefs(body []byte, page *url.URL, selfPath string, resolve func(target *url.URL) (mirrorPath string, ok bool)) (out []byte, n int, refs []string) {
+	return rewriteHTML(body, page, selfPath, resolve, true)
+}
+
+func rewriteHTML(body []byte, page *url.URL, selfPath string, resolve func(*url.URL) (string, bool), keep bool) ([]byte, int, []string) {
 	if page == nil {
-		return bytes.Clone(body), 0
+		return bytes.Clone(body), 0, nil
 	}
 	base := page
 	if href, ok := findBase(body); ok {
 		base = baseURL(page, href)
 	}
 	r := newURLRewriter(page, base, selfPath, resolve, len(body))
+	var refs []string
 	out := links.Rewrite(body, func(ref links.Ref) (string, bool) {
 		if ref.Kind == links.Base {
 			return "", true // relative links must resolve against the file's own place
 		}
-		return r.rewrite(ref.URL, refKindOf(ref))
+		nv, changed := r.rewrite(ref.URL, refKindOf(ref))
+		if keep && ref.Kind != links.Form { // as checkFile collects them
+			if !changed {
+				nv = ref.URL
+			}
+			refs = append(refs, nv)
+		}
+		return nv, changed
 	})
-	return out, r.count
+	if !keep {
+		return out, r.count, nil
+	}
+	if _, ok := findBase(out); ok {
+		return out, r.count, nil
+	}
+	if refs == nil {
+		refs = []string{}
+	}
+	return out, r.count, refs
 }
 
 // refKindOf says how RewriteHTML treats a reference.
@@ -77,12 +107,37 @@ func refKindOf(ref links.Ref) refKind {
 // the number pointed at mirror files. selfPath is the sheet's own mirror
 // path. Fragment-only references (url(#clip)) and data: URIs are kept.
 func RewriteCSS(body []byte, sheet *url.URL, selfPath string, resolve func(target *url.URL) (mirrorPath string, ok bool)) ([]byte, int) {
+	out, n, _ := rewriteCSS(body, sheet, selfPath, resolve, false)
+	return out, n
+}
+
+// RewriteCSSRefs is RewriteCSS that also returns the references of the
+// result that Check reads, in order, as Check would find them there (see
+// Known).
+func RewriteCSSRefs(body []byte, sheet *url.URL, selfPath string, resolve func(target *url.URL) (mirrorPath string, ok bool)) (out []byte, n int, refs []string) {
+	return rewriteCSS(body, sheet, selfPath, resolve, true)
+}
+
+func rewriteCSS(body []byte, sheet *url.URL, selfPath string, resolve func(*url.URL) (string, bool), keep bool) ([]byte, int, []string) {
 	if sheet == nil {
-		return bytes.Clone(body), 0
+		return bytes.Clone(body), 0, nil
 	}
 	r := newURLRewriter(sheet, sheet, selfPath, resolve, len(body))
-	out := links.RewriteCSS(body, func(ref string) (string, bool) { return r.rewrite(ref, refCSS) })
-	return out, r.count
+	var refs []string
+	if keep {
+		refs = []string{}
+	}
+	out := links.RewriteCSS(body, func(ref string) (string, bool) {
+		nv, changed := r.rewrite(ref, refCSS)
+		if keep {
+			if !changed {
+				nv = ref
+			}
+			refs = append(refs, nv)
+		}
+		return nv, changed
+	})
+	return out, r.count, refs
 }
 
 // refKind says what a reference is used for.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,7 +29,7 @@ const IndexSuffix = ".cdxj"
 // locating the record in its WARC file.
 type Entry struct {
 	URL      string `json:"url"`
-	Mime     string `json:"mime"`
+	Mime     string `json:"mime,omitempty"`   // "" when the response has no Content-Type
 	Status   string `json:"status,omitempty"` // "" for a revisit without HTTP headers
 	Digest   string `json:"digest,omitempty"`
 	Length   string `json:"length"`
@@ -77,10 +76,11 @@ func indexEntry(warcHeader func(string) string, httpHead []byte, offset, length 
 	}
 	e.Mime = "warc/revisit"
 	if typ == "response" {
-		e.Mime = "unk"
-		if mt, _, err := mime.ParseMediaType(header.Get("Content-Type")); err == nil {
-			e.Mime = mt
-		}
+		// As warcio.js writes it: the Content-Type before its first ';',
+		// as sent, or none. (mime.ParseMediaType refuses many a type a
+		// server sends, such as "text/html; charset".)
+		mt, _, _ := strings.Cut(header.Get("Content-Type"), ";")
+		e.Mime = strings.TrimSpace(mt)
 	}
 	return e, true
 }

@@ -154,7 +154,7 @@ func NewWriter(opts Options) (*Writer, error) {
 
 // indexMissing writes the CDXJ index of every WARC file of dir with the
 // prefix that has none: a file a killed run left open. Its torn last
-// record, if any, is left out.
+// record, if any, is left out, and cut off the file (indexCut).
 func indexMissing(dir, prefix string) error {
 	names, err := filepath.Glob(filepath.Join(dir, prefix+"-*"+warcSuffix))
 	if err != nil {
@@ -164,12 +164,36 @@ func indexMissing(dir, prefix string) error {
 		if _, err := os.Stat(IndexPath(name)); !errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		lines, _ := IndexFile(name) // what is before a tear is indexed
+		lines, err := indexCut(name)
+		if err != nil {
+			return err
+		}
 		if err := writeIndex(IndexPath(name), lines); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// indexCut returns the CDXJ lines of the WARC file a killed run left at
+// path, and cuts its torn last record off it, as the inventory's is cut:
+// the file then reads whole (and a WACZ made of it), and no writer will
+// append to it, the next run beginning a file of its own. A file that
+// cannot be written is indexed as it is, what is before a tear only.
+func indexCut(path string) ([]string, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		lines, _ := IndexFile(path)
+		return lines, nil
+	}
+	defer f.Close()
+	lines, end, torn := IndexRecords(f, filepath.Base(path))
+	if torn != nil {
+		if err := f.Truncate(end); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
 }
 
 // lastSerial returns the highest serial number among dir's WARC files with
