@@ -1,8 +1,6 @@
 package crawler
 
 import (
-	"context"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,19 +12,7 @@ import (
 // started that much later would see it.
 func runAt(t *testing.T, cfg Config, skew time.Duration) Summary {
 	t.Helper()
-	c, err := New(cfg, Options{
-		Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		Now:    func() time.Time { return time.Now().Add(skew) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sum, err := c.Run(ctx)
-	if cerr := c.Close(); err == nil {
-		err = cerr
-	}
+	sum, err := crawlWith(t, cfg, Options{Now: func() time.Time { return time.Now().Add(skew) }})
 	if err != nil {
 		t.Fatal(err)
 	}

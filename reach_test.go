@@ -2,7 +2,6 @@ package crawler
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -55,25 +53,6 @@ func (p *proxyLog) asked() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.asks...)
-}
-
-// crawlWith runs a crawl of cfg with opts to its end.
-func crawlWith(t *testing.T, cfg Config, opts Options) (Summary, error) {
-	t.Helper()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	}
-	c, err := New(cfg, opts)
-	if err != nil {
-		return Summary{}, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sum, err := c.Run(ctx)
-	if cerr := c.Close(); err == nil {
-		err = cerr
-	}
-	return sum, err
 }
 
 // fetch.proxy sends every request, robots.txt included, through the proxy,

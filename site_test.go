@@ -159,20 +159,31 @@ func testConfig(t *testing.T, seeds ...string) Config {
 // runCrawl runs a crawl of cfg to its end and returns its summary.
 func runCrawl(t *testing.T, cfg Config) Summary {
 	t.Helper()
-	c, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	sum, err := crawlWith(t, cfg, Options{Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	return sum
+}
+
+// crawlWith runs a crawl of cfg with opts to its end (patience at most),
+// logging to the test's log when opts has no logger.
+func crawlWith(t *testing.T, cfg Config, opts Options) (Summary, error) {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	}
+	c, err := New(cfg, opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	sum, err := c.Run(ctx)
 	if cerr := c.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum
+	return sum, err
 }
 
 // testWriter sends a log to the test's log.
