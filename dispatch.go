@@ -285,17 +285,31 @@ func (c *Crawler) recordParked() error {
 }
 
 // crawlIdle reports whether the crawl is idle, for relinking: no request
-// is in flight, and every host with URLs queued is given up on for now
-// (see hosts.idle). Relinking while URLs of a host that is fetched this
-// pass wait would write links to them as absolute URLs for good (a
-// relinked file is not relinked again). Near the end of its rest, a
-// resting host holds relinking back too; the relink that a daemon.recrawl
-// forces bounds that.
+// is in flight, no URL is leased, and every host with URLs queued is given
+// up on for now (see hosts.idle). Relinking while URLs of a host that is
+// fetched this pass wait would write links to them as absolute URLs for
+// good (a relinked file is not relinked again). Near the end of its rest,
+// a resting host holds relinking back too; the relink that a
+// daemon.recrawl forces bounds that.
+//
+// A URL the dispatcher has leased and not yet handed to a worker is
+// neither queued nor in flight: counted as neither, a relink in that
+// moment kept the index's link to the page being handed out absolute
+// (TestDaemonRelinksWhenIdle, once on a busy machine). working is read
+// first: a worker counts its lease out of working only once the lease is
+// settled and the URLs it found are queued, so a lease is always seen as
+// one or the other.
 func (c *Crawler) crawlIdle(now time.Time) bool {
 	if c.working.Load() != 0 {
 		return false
 	}
-	return c.stats().Queued == 0 || c.hosts.idle(now)
+	switch st := c.stats(); {
+	case st.Leased != 0:
+		return false
+	case st.Queued == 0:
+		return true
+	}
+	return c.hosts.idle(now)
 }
 
 // retrying holds the requisites given back for a retry, by key, with

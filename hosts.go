@@ -573,6 +573,8 @@ func countHosts(views []hostView) (active, waiting, parked int) {
 // daemon, a host given up on rests until the next pass). A host that keeps
 // its politeness interval, or waits a shorter while (a Retry-After, a
 // backoff after errors, its robots.txt to answer), is fetched this pass.
+// A host with a URL leased is not idle either: crawlIdle counted that URL
+// as queued, and the dispatcher may have leased it since.
 func (h *hosts) idle(now time.Time) bool {
 	giveUp := h.conf().Politeness.RetryAfterMax
 	off := map[string]bool{}
@@ -582,7 +584,13 @@ func (h *hosts) idle(now time.Time) bool {
 		}
 	}
 	for _, fh := range h.front.Hosts() {
-		if fh.Queued > 0 && !fh.Parked && !off[fh.Origin] && fh.Wait.Sub(now) <= giveUp && h.mine(fh.Origin) {
+		if !h.mine(fh.Origin) {
+			continue
+		}
+		if fh.Leased > 0 { // about to be handed out, or given back
+			return false
+		}
+		if fh.Queued > 0 && !fh.Parked && !off[fh.Origin] && fh.Wait.Sub(now) <= giveUp {
 			return false
 		}
 	}

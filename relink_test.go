@@ -369,6 +369,41 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	}
 }
 
+// A URL the dispatcher has leased and not yet handed to a worker holds
+// relinking back: it is neither queued nor in flight, and a relink then
+// kept an absolute link to it for good (TestDaemonRelinksWhenIdle, once on
+// a busy machine: the index linked to /slow as http://…/slow). The lease
+// is taken here as the dispatcher takes it, and checked before it is
+// handed out; hosts.idle, read after the frontier's totals, checks it too.
+func TestCrawlNotIdleWhileALeaseIsHandedOut(t *testing.T) {
+	c, _ := newRelinker(t)
+	now := c.now()
+	u, err := frontier.Canonicalize("http://example.test/slow", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.front.Add([]frontier.Item{{URL: u, Kind: frontier.KindPage}}); err != nil {
+		t.Fatal(err)
+	}
+	if c.crawlIdle(now) {
+		t.Fatal("idle with /slow queued")
+	}
+	l, _, err := c.front.Next(now)
+	if err != nil || l == nil || l.Key != u.Key {
+		t.Fatalf("lease %+v, %v; want /slow's", l, err)
+	}
+	if c.crawlIdle(now) {
+		t.Error("idle while /slow is leased, before the dispatcher hands it out")
+	}
+	if c.hosts.idle(now) {
+		t.Error("hosts idle while /slow is leased")
+	}
+	c.settle(l, release(time.Time{})) // the dispatcher gives it back
+	if c.crawlIdle(now) {
+		t.Error("idle with /slow queued again")
+	}
+}
+
 // A host given up on until the next pass (here its page asks, by
 // Retry-After, to wait past retry_after_max) does not keep the daemon from
 // being idle: the mirror of the other host is relinked without waiting for
