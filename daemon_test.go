@@ -238,11 +238,21 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 	// Once the first copy's max-age has run out, /private/p is made due
 	// again, as a moved sitemap lastmod would: robots.txt must be fetched
 	// again before it, and forbid it.
+	// The sleep makes the max-age run out (it only makes it surer the
+	// longer it lasts); then the test waits for /private/p's turn to be
+	// over (no URL queued, leased nor in flight), however long a busy
+	// machine takes to come to it.
 	time.Sleep(1200 * time.Millisecond)
 	if _, err := c.front.Reschedule(srv.URL+"/private/p", frontier.KindPage, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	settled := poll(func() bool {
+		mu.Lock()
+		s := served
+		mu.Unlock()
+		st := c.stats()
+		return s && c.working.Load() == 0 && st.Queued == 0 && st.Leased == 0
+	})
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +260,10 @@ func TestDaemonObeysTightenedRobots(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if !served {
-		t.Fatal("robots.txt was not fetched again after its max-age of 1 s")
+		t.Fatalf("robots.txt was not fetched again in %v after its max-age of 1 s", patience)
+	}
+	if !settled {
+		t.Errorf("/private/p, due again, not settled in %v", patience)
 	}
 	for _, p := range after {
 		if strings.HasPrefix(p, "/private/") {
@@ -382,7 +395,9 @@ func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 		}
 		stop := runInBackground(c)
 		poll(func() bool { return s.hits()["/b"] > 0 })
-		time.Sleep(100 * time.Millisecond)
+		// The pass is over once /b is settled and nothing more is
+		// queued: /c, were it wrongly queued, has been asked for then.
+		poll(func() bool { return c.crawlIdle(c.now()) })
 		if err := stop(); err != nil {
 			t.Fatal(err)
 		}
