@@ -35,7 +35,7 @@ func TestViewsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	sum, err := c.Run(ctx)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // A URL is done only once its inventory record is written: with the
@@ -28,7 +27,7 @@ func TestInventoryOnFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	sum, err := c.Run(ctx)
 	c.Close()
