@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/frontier/cluster/clustertest"
+	"github.com/politecrawl/crawler/robots"
 )
 
 // startNATS runs a NATS server with JetStream for the test.
@@ -297,6 +298,14 @@ func TestSharedCrawlMaxPages(t *testing.T) {
 	wantStopped(t, startShared(t, ctx, cfgs, nil)(), "max_pages", "drained")
 	if total, _ := farmHits(sites); total != 30 {
 		t.Errorf("%d pages fetched; max_pages is 30", total)
+	}
+}
+
+// TestSharedRobotsKeep: the server keeps a shared robots.txt answer as
+// long as any worker may use it, and no longer.
+func TestSharedRobotsKeep(t *testing.T) {
+	if cluster.RobotsKeep != robots.CacheMax {
+		t.Fatalf("cluster.RobotsKeep = %v, robots.CacheMax = %v; want the same", cluster.RobotsKeep, robots.CacheMax)
 	}
 }
 

@@ -32,6 +32,7 @@ type conn struct {
 	members jetstream.KeyValue // w.<worker>: status, TTL lease
 	leases  jetstream.KeyValue // p.<n>: the claim, TTL lease
 	state   jetstream.KeyValue // crawl, pages, snap.<n>: no TTL
+	robots  jetstream.KeyValue // robots.<hash>: shared robots.txt answers, TTL RobotsKeep
 	stream  jetstream.Stream   // crawl.<name>.p.<n>.{log,in}
 	snaps   jetstream.ObjectStore
 }
@@ -120,6 +121,7 @@ func (c *conn) open(ctx context.Context, create bool) error {
 		{&c.state, jetstream.KeyValueConfig{Bucket: c.bucket("state"), Description: "crawl settings, pages budget, snapshot pointers"}},
 		{&c.members, jetstream.KeyValueConfig{Bucket: c.bucket("members"), TTL: c.cfg.Lease, Description: "live workers and their status"}},
 		{&c.leases, jetstream.KeyValueConfig{Bucket: c.bucket("leases"), TTL: c.cfg.Lease, Description: "partition claims"}},
+		{&c.robots, jetstream.KeyValueConfig{Bucket: c.bucket("robots"), TTL: RobotsKeep, Description: "robots.txt answers shared between workers"}},
 	}
 	for _, b := range kvs {
 		kv, err := js.CreateKeyValue(ctx, b.cfg)

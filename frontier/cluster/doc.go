@@ -25,6 +25,7 @@
 //	crawl-N-leases   KV, TTL = lease   p.<n>: the claim {worker, nonce}
 //	crawl-N-state    KV, no TTL        crawl: {partitions, lease}; pages: the budget used;
 //	                                   snap.<n>: the snapshot pointer {seq, object}
+//	crawl-N-robots   KV, TTL = 24 h    robots.<hash>: a robots.txt answer a worker shared (ShareRobots)
 //	crawl-N          stream            crawl.N.p.<n>.log: the owner's changelog (Append)
 //	                                   crawl.N.p.<n>.in:  URLs routed to the partition (Route)
 //	crawl-N-snaps    object store      p<n>-<seq>-<claim revision>: partition snapshots

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -15,9 +16,11 @@ import (
 // to another host's, which only the worker holding that host may ask
 // (robots.txt redirects, RFC 9309 §2.3.1.2). The last one written wins;
 // readers judge its age from what data says. It is kept in the crawl's
-// state bucket, a key per robots.txt URL.
+// robots bucket, a key per robots.txt URL, for RobotsKeep after its last
+// write: the server forgets it then, so the bucket holds only the answers
+// of the last day rather than every one the crawl ever shared.
 func (m *Member) ShareRobots(ctx context.Context, key string, data []byte) error {
-	if _, err := m.state.Put(ctx, robotsShareKey(key), data); err != nil {
+	if _, err := m.robots.Put(ctx, robotsShareKey(key), data); err != nil {
 		return fmt.Errorf("cluster: share robots.txt %s: %w", key, err)
 	}
 	return nil
@@ -26,7 +29,7 @@ func (m *Member) ShareRobots(ctx context.Context, key string, data []byte) error
 // SharedRobots returns what ShareRobots last published for robots.txt URL
 // key; ok is false when nothing was.
 func (m *Member) SharedRobots(ctx context.Context, key string) (data []byte, ok bool, err error) {
-	e, err := m.state.Get(ctx, robotsShareKey(key))
+	e, err := m.robots.Get(ctx, robotsShareKey(key))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, false, nil
@@ -36,7 +39,13 @@ func (m *Member) SharedRobots(ctx context.Context, key string) (data []byte, ok 
 	return e.Value(), true, nil
 }
 
-// robotsShareKey is the state bucket's key for robots.txt URL key, whose
+// RobotsKeep is how long the robots bucket keeps a shared answer: the
+// longest a worker may use one (robots.CacheMax, 24 h, RFC 9309 §2.4). A
+// reader still judges an answer's freshness itself, as one may ask to be
+// kept for less.
+const RobotsKeep = 24 * time.Hour
+
+// robotsShareKey is the robots bucket's key for robots.txt URL key, whose
 // characters a key may not all hold.
 func robotsShareKey(key string) string {
 	sum := sha256.Sum256([]byte(key))

@@ -1,6 +1,9 @@
 package cluster
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestShareRobots: what one worker shares of a robots.txt URL another
 // reads, the last write winning; a URL never shared reads as absent.
@@ -21,5 +24,40 @@ func TestShareRobots(t *testing.T) {
 	}
 	if data, ok, err := b.SharedRobots(ctx, key); !ok || err != nil || string(data) != "second" {
 		t.Fatalf("SharedRobots = %q, %v, %v; want the last share", data, ok, err)
+	}
+}
+
+// TestShareRobotsOwnBucket: shared answers go to the crawl's robots
+// bucket, whose server forgets a key RobotsKeep after its last write, and
+// the state bucket, which keeps what it holds for ever, does not grow
+// with them.
+func TestShareRobotsOwnBucket(t *testing.T) {
+	s := startServer(t, true)
+	ctx := testContext(t)
+	a := join(t, testConfig(s.ClientURL(), "a", 2), Options{})
+	stateBefore, err := a.state.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	for i := range n {
+		key := fmt.Sprintf("http://h%d.test/robots.txt", i)
+		if err := a.ShareRobots(ctx, key, []byte("answer")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := a.robots.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Bucket() != "crawl-"+a.cfg.Name+"-robots" || st.TTL() != RobotsKeep || st.Values() != n {
+		t.Fatalf("robots bucket %s: TTL %v, %d values; want crawl-%s-robots, %v, %d", st.Bucket(), st.TTL(), st.Values(), a.cfg.Name, RobotsKeep, n)
+	}
+	stateAfter, err := a.state.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stateAfter.Values() != stateBefore.Values() {
+		t.Fatalf("state bucket went from %d to %d values as answers were shared", stateBefore.Values(), stateAfter.Values())
 	}
 }
