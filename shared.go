@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +57,7 @@ type shared struct {
 	busy         map[int]int              // leases handed out and not settled, and hosts' slots taken, by partition
 	over         bool                     // every worker is done: the crawl is over
 	awaited      map[string]awaitedRobots // robots.txt awaited from another worker, by origin
+	wanting      map[string]bool          // origins whose robots.txt is being fetched for another worker
 	robotsMaxAge time.Duration            // a daemon's recrawl, which robots.txt copies last at most
 	// store stores a robots.txt answer for an origin (Crawler.storeRobots).
 	store func(origin string, f robots.Fetch, asked, done time.Time)
@@ -107,8 +109,13 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 	if s == nil {
 		return func() {}, c.seed()
 	}
-	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed})
+	loop, cancel := context.WithCancel(ctx)
+	var wanted sync.WaitGroup
+	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed, OnRobotsWanted: func(origin string) {
+		wanted.Go(func() { c.robotsWanted(loop, origin) })
+	}})
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	s.m, s.parts = m, m.Partitions()
@@ -117,15 +124,16 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 	// crawl over before they are (the loop reports the real load next).
 	m.Report(cluster.Load{Unrouted: int64(len(c.cfg.Seeds) + len(c.cfg.Sitemaps))})
 	if err := c.seed(); err != nil {
+		cancel()
+		wanted.Wait()
 		return nil, errors.Join(err, c.leaveShared())
 	}
-	loop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		s.run(loop, c.working.Load)
 	}()
-	return func() { cancel(); <-done }, nil
+	return func() { cancel(); <-done; wanted.Wait() }, nil
 }
 
 // leaveShared leaves the crawl shared by several workers, if it is one.
@@ -798,8 +806,9 @@ func (e *robotsElsewhere) Error() string {
 // awaiting that worker's answer.
 type awaitedRobots struct {
 	robotsElsewhere
-	asked time.Time // when origin's robots.txt was asked for
-	since time.Time // when the redirect was found
+	asked  time.Time // when origin's robots.txt was asked for
+	since  time.Time // when the redirect was found
+	wanted time.Time // when its worker was last asked for it (WantRobots)
 }
 
 // sharedAnswer is a robots.txt answer as the workers share it.
@@ -868,10 +877,14 @@ func (s *shared) awaitRobots(origin string, e robotsElsewhere, asked time.Time) 
 	if s.awaited == nil {
 		s.awaited = map[string]awaitedRobots{}
 	}
-	if _, ok := s.awaited[origin]; !ok {
-		s.awaited[origin] = awaitedRobots{robotsElsewhere: e, asked: asked, since: now}
+	_, ok := s.awaited[origin]
+	if !ok {
+		s.awaited[origin] = awaitedRobots{robotsElsewhere: e, asked: asked, since: now, wanted: now}
 	}
 	s.mu.Unlock()
+	if !ok {
+		s.want(e.key)
+	}
 	s.hosts.robots.Abandon(origin)
 	s.front.SetReady(origin, now.Add(robotsAwaitEvery))
 }
@@ -909,6 +922,17 @@ func (s *shared) robotsAwaited(origin string, now time.Time) (handled bool) {
 	case now.Sub(a.since) > 2*s.lease+s.timeout:
 		f, asked = robots.Fetch{Err: fmt.Errorf("%s: no answer from its worker", a.Error()), Redirects: a.hops}, a.asked
 	default:
+		if now.Sub(a.wanted) >= s.lease/4 {
+			// The want is not stored: asked again in case its partition
+			// was between workers.
+			s.want(a.key)
+			s.mu.Lock()
+			if b, ok := s.awaited[origin]; ok {
+				b.wanted = now
+				s.awaited[origin] = b
+			}
+			s.mu.Unlock()
+		}
 		s.hosts.robots.Abandon(origin)
 		s.front.SetReady(origin, now.Add(robotsAwaitEvery))
 		return true
@@ -918,4 +942,65 @@ func (s *shared) robotsAwaited(origin string, now time.Time) (handled bool) {
 	s.mu.Unlock()
 	s.store(origin, f, asked, now)
 	return true
+}
+
+// want asks the worker holding the host of robots.txt URL key to fetch it
+// and share the answer: that worker may have no URL of that host (one out
+// of scope, asked only as a redirect's target), and would never fetch it
+// of its own accord.
+func (s *shared) want(key string) {
+	if err := s.m.WantRobots(strings.TrimSuffix(key, "/robots.txt")); err != nil {
+		s.log.Warn("cluster: ask for a robots.txt", "robots", key, "err", err)
+	}
+}
+
+// robotsWanted fetches origin's robots.txt for another worker whose host's
+// robots.txt redirects there, on origin's own turn as any request to it,
+// and shares the answer, unless a fresh one is shared already or a fetch
+// for that want is under way. It stores the answer for origin as its own
+// fetch would: the host need not be asked again when it has URLs.
+func (c *Crawler) robotsWanted(ctx context.Context, origin string) {
+	s, now := c.shared, c.now()
+	key := origin + "/robots.txt"
+	if !s.mine(origin) {
+		return
+	}
+	if _, _, ok := s.sharedRobots(key, now, false); ok {
+		return
+	}
+	if st, ok := c.hosts.robots.Answer(origin, now); ok {
+		// Fetched here before this worker shared answers (or shared
+		// longer ago than the bucket keeps them): shared again.
+		s.shareRobots(key, fetchOf(st), st.FetchedAt)
+		return
+	}
+	s.mu.Lock()
+	if s.wanting == nil {
+		s.wanting = map[string]bool{}
+	}
+	busy := s.wanting[origin]
+	s.wanting[origin] = true
+	s.mu.Unlock()
+	if busy {
+		return
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.wanting, origin)
+		s.mu.Unlock()
+	}()
+	if err := c.x.wait(ctx, origin); err != nil {
+		return // stopping, parked, or no longer this worker's: asked again
+	}
+	// The host's own robots.txt fetch may have answered while this waited.
+	if _, _, ok := s.sharedRobots(key, c.now(), false); ok {
+		c.x.giveBack(origin)
+		return
+	}
+	f, asked, got, err := c.fetchRobots(ctx, origin, c.now())
+	defer c.hosts.share.settle(got, origin)
+	if err != nil {
+		return // stopping, or it redirects on to another worker's host
+	}
+	c.storeRobots(origin, f, asked, c.now())
 }

@@ -356,6 +356,52 @@ func TestSharedCrawlRobotsRedirect(t *testing.T) {
 	}
 }
 
+// TestSharedCrawlRobotsRedirectNoURLs: a host whose robots.txt redirects
+// to a host the crawl has no URL of (in scope, never linked) is crawled by
+// the rules found there: the worker holding the target, which would never
+// ask it of its own accord, fetches it when asked (WantRobots) and shares
+// the answer, rather than the host waiting two leases and being given up
+// on. Each robots.txt is requested once.
+func TestSharedCrawlRobotsRedirectNoURLs(t *testing.T) {
+	const pairs, pages = 6, 3
+	ns := startNATS(t)
+	var sites, targets []*testSite
+	for range pairs {
+		a, b := newSite(t), newSite(t)
+		a.set("/robots.txt", page{status: 302, headers: map[string]string{"Location": b.URL + "/robots.txt"}})
+		b.set("/robots.txt", page{ctype: "text/plain", body: "User-agent: *\nDisallow: /private\n"})
+		for i := range pages {
+			a.html(fmt.Sprintf("/p%d", i), fmt.Sprintf("/p%d", i+1), "/private")
+		}
+		sites, targets = append(sites, a), append(targets, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	cfgs := sharedConfigs(t, ns.ClientURL(), 3, sites, func(cfg *Config) {
+		for _, s := range append(slices.Clone(sites), targets...) {
+			cfg.Scope.Hosts = append(cfg.Scope.Hosts, s.URL)
+		}
+	})
+	start := time.Now()
+	runs := startShared(t, ctx, cfgs, nil)()
+	wantStopped(t, runs, "drained")
+	for k, s := range sites {
+		hits := s.hits()
+		for i := range pages {
+			if u := fmt.Sprintf("/p%d", i); hits[u] == 0 {
+				t.Errorf("site %d: %s never fetched", k, u)
+			}
+		}
+		if hits["/private"] != 0 || hits["/robots.txt"] != 1 {
+			t.Errorf("site %d: /private fetched %d times (disallowed), /robots.txt %d (want once)", k, hits["/private"], hits["/robots.txt"])
+		}
+		if n := targets[k].hits()["/robots.txt"]; n != 1 {
+			t.Errorf("site %d: its robots.txt's target asked %d times, want once", k, n)
+		}
+	}
+	t.Logf("crawled in %v (a host given up on waits two leases, %v)", time.Since(start).Round(time.Millisecond), 2*cfgs[0].Cluster.Lease)
+}
+
 // TestSharedCrawlServerRestart stops the NATS server part way through a
 // crawl of three workers and starts it again on its store: the workers
 // start no request while it is away (nothing they learn could be written),

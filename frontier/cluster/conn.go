@@ -42,6 +42,7 @@ func (c *conn) logSubject(p int) string        { return c.partSubject(p) + ".log
 func (c *conn) inSubject(p int) string         { return c.partSubject(p) + ".in" }
 func (c *conn) partFilter(p int) string        { return c.partSubject(p) + ".*" }
 func (c *conn) partSubject(p int) string       { return "crawl." + c.cfg.Name + ".p." + strconv.Itoa(p) }
+func (c *conn) robotsSubject(p string) string  { return "crawl." + c.cfg.Name + ".robots." + p }
 func (c *conn) bucket(kind string) string      { return "crawl-" + c.cfg.Name + "-" + kind }
 func leaseKey(p int) string                    { return "p." + strconv.Itoa(p) }
 func snapKey(p int) string                     { return "snap." + strconv.Itoa(p) }

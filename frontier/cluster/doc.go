@@ -282,7 +282,8 @@
 // partitions routed to since, telling Applied; Compacts a partition whose
 // new entries outnumber its last snapshot's URLs; shares the robots.txt
 // answers it gets (ShareRobots), which a worker whose host's robots.txt
-// redirects to another worker's host waits for; Takes a page as each is
+// redirects to another worker's host waits for, having asked that worker
+// for it (WantRobots: the holder may have no URL of that host); Takes a page as each is
 // requested when max_pages is set; Reports its Load, and when idle asks
 // Quiescent; and Closes on the way out, after settling. Retries are not
 // logged: a successor starts a URL's attempts again. A long-lived consumer

@@ -79,6 +79,11 @@ type Options struct {
 	// it may call the Member's methods. With no OnChange a partition
 	// handed over is released at once.
 	OnChange func(Change)
+	// OnRobotsWanted, when not nil, is called for every origin another
+	// worker wants the robots.txt of (WantRobots) whose partition the
+	// member holds. It is called from the client's delivery goroutine and
+	// must not block.
+	OnRobotsWanted func(origin string)
 }
 
 // Hold describes a partition the member holds.
@@ -173,6 +178,12 @@ func Join(ctx context.Context, cfg Config, log *slog.Logger, opts Options) (*Mem
 	}
 	m.nonce = rand.Text()
 	m.warnDuplicate(ctx)
+	if opts.OnRobotsWanted != nil {
+		if _, err := c.nc.Subscribe(c.robotsSubject("*"), m.robotsWanted); err != nil {
+			c.nc.Close()
+			return nil, fmt.Errorf("cluster: subscribe to robots.txt wanted: %w", err)
+		}
+	}
 	if err := m.heartbeat(ctx); err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("cluster: announce worker %s: %w", cfg.Worker, err)

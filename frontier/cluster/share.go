@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -37,6 +39,29 @@ func (m *Member) SharedRobots(ctx context.Context, key string) (data []byte, ok 
 		return nil, false, fmt.Errorf("cluster: read shared robots.txt %s: %w", key, err)
 	}
 	return e.Value(), true, nil
+}
+
+// WantRobots asks the worker holding origin's partition to fetch origin's
+// robots.txt and share its answer (ShareRobots): another host's
+// robots.txt redirects there, and that worker may have no URL of origin,
+// so would never fetch it of its own accord. The want is a plain NATS
+// message, not stored: one that finds no holder (the partition between
+// workers) is lost, and the asker asks again while it waits.
+func (m *Member) WantRobots(origin string) error {
+	p := Partition(origin, m.cfg.Partitions)
+	if err := m.nc.Publish(m.robotsSubject(strconv.Itoa(p)), []byte(origin)); err != nil {
+		return fmt.Errorf("cluster: want robots.txt of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// robotsWanted passes a want to Options.OnRobotsWanted when the member
+// holds its partition (and is not handing it over).
+func (m *Member) robotsWanted(msg *nats.Msg) {
+	origin := string(msg.Data)
+	if h, ok := m.Hold(Partition(origin, m.cfg.Partitions)); ok && !h.Leaving {
+		m.opts.OnRobotsWanted(origin)
+	}
 }
 
 // RobotsKeep is how long the robots bucket keeps a shared answer: the

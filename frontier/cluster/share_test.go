@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // TestShareRobots: what one worker shares of a robots.txt URL another
@@ -59,5 +60,52 @@ func TestShareRobotsOwnBucket(t *testing.T) {
 	}
 	if stateAfter.Values() != stateBefore.Values() {
 		t.Fatalf("state bucket went from %d to %d values as answers were shared", stateBefore.Values(), stateAfter.Values())
+	}
+}
+
+// TestWantRobots: a want for an origin reaches the member holding its
+// partition, and only it.
+func TestWantRobots(t *testing.T) {
+	s := startServer(t, true)
+	got := make(chan string, 8)
+	var members []*Member
+	for _, w := range []string{"a", "b"} {
+		members = append(members, join(t, testConfig(s.ClientURL(), w, 2), Options{OnRobotsWanted: func(origin string) { got <- w + " " + origin }}))
+	}
+	waitFor(t, "both to hold partitions", func() bool { return balanced(2, members...) })
+	const origin = "http://x.test:8080"
+	holder := "a"
+	if _, ok := members[0].Hold(Partition(origin, 2)); !ok {
+		holder = "b"
+	}
+	if err := members[1].WantRobots(origin); err != nil {
+		t.Fatal(err)
+	}
+	if g := next(t, got); g != holder+" "+origin {
+		t.Fatalf("want delivered as %q; want %q", g, holder+" "+origin)
+	}
+	// A second want reaches the holder alone: the other never saw one.
+	if err := members[0].WantRobots(origin); err != nil {
+		t.Fatal(err)
+	}
+	if g := next(t, got); g != holder+" "+origin {
+		t.Fatalf("want delivered as %q; want %q", g, holder+" "+origin)
+	}
+	select {
+	case g := <-got:
+		t.Fatalf("want delivered again, as %q", g)
+	default:
+	}
+}
+
+// next is the next value of ch, waited for up to patience.
+func next(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(patience):
+		t.Fatal("nothing came")
+		return ""
 	}
 }
