@@ -365,6 +365,9 @@ func (c *Crawler) takePage(ctx context.Context, budgeted bool) (o outcome, ok bo
 	}
 	n, err := c.shared.m.Take(ctx, 1, int64(most))
 	switch {
+	case errors.Is(err, cluster.ErrPagesLent):
+		// Spent, but another worker holds pages it may give back.
+		return release(c.now().Add(time.Second)), false
 	case err != nil:
 		c.log.Warn("cluster: take a page from max_pages", "err", err)
 		return release(c.now().Add(time.Second)), false
@@ -423,6 +426,15 @@ func (s *shared) run(ctx context.Context, working func() int64) {
 		s.mu.Unlock()
 		if s.daemon || pending || load.Queued > 0 || load.InFlight > 0 {
 			continue
+		}
+		if s.m.Stash() > 0 {
+			// Nothing left to fetch here: the pages this worker took
+			// from max_pages go back for the others.
+			s.bounded(ctx, func(ctx context.Context) {
+				if err := s.m.GiveBack(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("cluster: give pages back to max_pages", "err", err)
+				}
+			})
 		}
 		var over bool
 		var why string

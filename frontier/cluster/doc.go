@@ -158,9 +158,15 @@
 // # Global limits and the end of a crawl
 //
 // Take takes pages from the scope.max_pages budget: one KV key updated with
-// compare-and-set, so the workers together never exceed it. Pages taken
-// by a worker that dies before fetching them are not returned (a crawl
-// with deaths may stop a few pages short).
+// compare-and-set, so the workers together never exceed it. A member takes
+// a batch at a time (16, or a tenth of what is left when less) and hands
+// pages out of it, a write per batch rather than per page; GiveBack
+// returns what it did not hand out, when the engine is idle and on Close.
+// A member holding such pages says so in its status (Lent), and another
+// that finds the budget spent meanwhile gets ErrPagesLent, not 0: the
+// budget may come back. Pages taken by a worker that dies before fetching
+// them are not returned (a crawl with deaths may stop a batch a death
+// short).
 //
 // Each worker Reports its Load (queued, in flight, unrouted, done) whenever
 // it changes, and says after each Replay how far it has applied each
@@ -276,16 +282,18 @@
 // Entry; links for other partitions through Route), and a HostWait before
 // starting a request whose host's interval is longer than fetch.timeout +
 // lease/5; on Handover, lets the requests in flight settle, Appends the
-// waits still to come, and Releases; on Lost, stops handing the
-// partition's hosts out and treats ErrFenced as "the new owner redoes
-// it". It polls Inbound a few times a second and Replays only the
-// partitions routed to since, telling Applied; Compacts a partition whose
-// new entries outnumber its last snapshot's URLs; shares the robots.txt
-// answers it gets (ShareRobots), which a worker whose host's robots.txt
-// redirects to another worker's host waits for, having asked that worker
-// for it (WantRobots: the holder may have no URL of that host); Takes a page as each is
-// requested when max_pages is set; Reports its Load, and when idle asks
-// Quiescent; and Closes on the way out, after settling. Retries are not
-// logged: a successor starts a URL's attempts again. A long-lived consumer
-// of a busy worker's partitions could replace polling.
+// waits still to come, and Releases; on Lost, stops handing the partition's
+// hosts out and treats ErrFenced as "the new owner redoes it". It polls
+// Inbound a few times a second and Replays only the partitions routed to
+// since, telling Applied; Compacts a partition whose new entries outnumber
+// its last snapshot's URLs; shares the robots.txt answers it gets
+// (ShareRobots), which a worker whose host's robots.txt redirects to
+// another worker's host waits for, having asked that worker for it
+// (WantRobots: the holder may have no URL of that host); Takes a page as
+// each is requested when max_pages is set (the member hands them out of a
+// batch it took, and GiveBack returns what is left when the worker is
+// idle); Reports its Load, and when idle asks Quiescent; and Closes on the
+// way out, after settling. Retries are not logged: a successor starts a
+// URL's attempts again. A long-lived consumer of a busy worker's partitions
+// could replace polling.
 package cluster

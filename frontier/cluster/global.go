@@ -35,8 +35,11 @@ type memberStatus struct {
 	// Through: the engine has applied every entry of every partition in
 	// Held up to this stream sequence (the least of what Applied said of
 	// each; 0 when it said nothing of one).
-	Through uint64    `json:"through"`
-	At      time.Time `json:"at"` // when written, by the worker's clock, for display
+	Through uint64 `json:"through"`
+	// Lent: the worker holds pages it took from the budget (Take) and has
+	// not handed out, which it may give back.
+	Lent bool      `json:"lent,omitempty"`
+	At   time.Time `json:"at"` // when written, by the worker's clock, for display
 }
 
 // Report publishes the worker's load: at once when it changed, and with
@@ -78,11 +81,13 @@ func (m *Member) Applied(p int, tenure, through uint64) {
 
 // heartbeat writes the worker's membership key, which lives a lease.
 func (m *Member) heartbeat(ctx context.Context) error {
+	m.beat.Lock()
+	defer m.beat.Unlock()
 	m.mu.Lock()
 	if m.started == 0 {
 		m.started = time.Now().UnixNano()
 	}
-	s := memberStatus{Worker: m.cfg.Worker, Started: m.started, Version: m.version, Load: m.load, At: time.Now().UTC()}
+	s := memberStatus{Worker: m.cfg.Worker, Started: m.started, Version: m.version, Load: m.load, Lent: m.lent, At: time.Now().UTC()}
 	for p, h := range m.holds {
 		if s.Held == nil || h.applied < s.Through {
 			s.Through = h.applied
@@ -96,38 +101,150 @@ func (m *Member) heartbeat(ctx context.Context) error {
 	return err
 }
 
+// ErrPagesLent is Take's answer when the budget is spent on the server
+// but another live worker holds pages it took and has not handed out: it
+// may yet give them back (GiveBack), so the budget is not spent for good.
+// Ask again a moment later.
+var ErrPagesLent = errors.New("cluster: max_pages: the rest is lent to other workers")
+
+// pagesBatch is the most pages Take takes from the budget at once.
+const pagesBatch = 16
+
 // Take takes up to n pages from the crawl's budget of limit pages
 // (scope.max_pages) and returns how many it got: 0 once the budget is
-// spent. A limit ≤ 0 means no limit. The count is one KV key updated with
-// compare-and-set, so workers together never take more than limit. Pages
-// taken by a worker that dies before fetching them are not given back: a
-// crawl with workers dying may fetch a few pages fewer than the limit.
+// spent (or ErrPagesLent, while other workers hold some). A limit ≤ 0
+// means no limit. The count is one KV key updated with compare-and-set, so
+// workers together never take more than limit; to spare a write per page,
+// the member takes from it in batches (pagesBatch, or a tenth of what is
+// left when less, so that the last pages go one at a time to whoever asks)
+// and hands them out from its stash. What it did not hand out goes back
+// with GiveBack, which Close calls. Pages taken by a worker that dies
+// before fetching them are not given back: a crawl with workers dying may
+// fetch a few pages fewer than the limit.
 func (m *Member) Take(ctx context.Context, n, limit int64) (int64, error) {
 	if limit <= 0 || n <= 0 {
 		return max(n, 0), nil
 	}
+	m.pagesMu.Lock()
+	defer m.pagesMu.Unlock()
+	if m.stash >= n {
+		m.stash -= n
+		if m.stash == 0 {
+			m.setLent(false)
+		}
+		return n, nil
+	}
+	got := m.stash
+	m.stash = 0
 	for {
 		used, rev, err := m.pagesUsed(ctx)
 		if err != nil {
+			m.stash = got
 			return 0, err
 		}
-		grant := min(n, limit-used)
-		if grant <= 0 {
-			return 0, nil
+		left := limit - used
+		if left <= 0 {
+			if got > 0 {
+				return got, nil
+			}
+			m.setLent(false)
+			return 0, m.othersLent(ctx)
 		}
-		v := []byte(strconv.FormatInt(used+grant, 10))
+		batch := min(left, max(n-got, min(pagesBatch, left/10)))
+		if batch > n-got && !m.isLent() {
+			// Said before the budget moves: a worker that finds it
+			// spent then finds this one holding the rest.
+			m.setLent(true)
+			if err := m.heartbeat(ctx); err != nil {
+				m.stash = got
+				return 0, fmt.Errorf("cluster: take pages: %w", err)
+			}
+		}
+		v := []byte(strconv.FormatInt(used+batch, 10))
 		if rev == 0 {
 			_, err = m.state.Create(ctx, "pages", v)
 		} else {
 			_, err = m.state.Update(ctx, "pages", v, rev)
 		}
 		if err == nil {
-			return grant, nil
+			m.stash = max(got+batch-n, 0)
+			if m.stash == 0 {
+				m.setLent(false)
+			}
+			return min(got+batch, n), nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			m.stash = got
 			return 0, fmt.Errorf("cluster: take pages: %w", err)
 		}
 	}
+}
+
+// GiveBack returns to the budget the pages Take took and did not hand
+// out: when the worker has nothing left to fetch, and as it leaves.
+func (m *Member) GiveBack(ctx context.Context) error {
+	m.pagesMu.Lock()
+	defer m.pagesMu.Unlock()
+	for m.stash > 0 {
+		used, rev, err := m.pagesUsed(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = m.state.Update(ctx, "pages", []byte(strconv.FormatInt(max(used-m.stash, 0), 10)), rev)
+		if err == nil {
+			m.stash = 0
+			break
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return fmt.Errorf("cluster: give pages back: %w", err)
+		}
+	}
+	m.setLent(false)
+	return nil
+}
+
+// Stash returns how many pages the member took from the budget and has
+// not handed out.
+func (m *Member) Stash() int64 {
+	m.pagesMu.Lock()
+	defer m.pagesMu.Unlock()
+	return m.stash
+}
+
+func (m *Member) isLent() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lent
+}
+
+// setLent records whether the member holds pages of the budget, for its
+// status.
+func (m *Member) setLent(lent bool) {
+	m.mu.Lock()
+	changed := m.lent != lent
+	if changed {
+		m.lent = lent
+		m.version++
+	}
+	m.mu.Unlock()
+	if changed {
+		m.wakeStatus()
+	}
+}
+
+// othersLent is ErrPagesLent when another live worker's status says it
+// holds pages of the budget, else nil.
+func (m *Member) othersLent(ctx context.Context) error {
+	statuses, err := m.statuses(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range statuses {
+		if s.Lent && s.Worker != m.cfg.Worker {
+			return ErrPagesLent
+		}
+	}
+	return nil
 }
 
 func (c *conn) pagesUsed(ctx context.Context) (used int64, rev uint64, err error) {

@@ -142,6 +142,16 @@ type Member struct {
 	holds   map[int]*hold
 	load    Load
 	version uint64 // of the status: load and holds
+	// lent: the member holds pages taken from the budget (Take) and not
+	// yet handed out; its status says so, for Take's spent-or-lent call.
+	lent bool
+	// beat serialises status writes, so that one that read the status
+	// before a change cannot land after the write that carries it.
+	beat sync.Mutex
+	// pagesMu serialises Take and GiveBack; stash is what the member took
+	// from the budget and has not handed out.
+	pagesMu sync.Mutex
+	stash   int64
 	nonce   string // tells this process's claims from another's
 	closed  bool
 	started int64 // Unix nanoseconds of the first heartbeat
@@ -295,9 +305,12 @@ func (m *Member) Close(ctx context.Context) error {
 		hs = append(hs, h)
 	}
 	each(hs, func(h *hold) { m.markReleased(ctx, h) })
+	var errs []error
+	if err := m.GiveBack(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	// Membership first: a worker that sees the claims gone should already
 	// see this one gone, or it would leave them for this one to take.
-	var errs []error
 	if err := m.members.Delete(ctx, memberKey(m.cfg.Worker)); err != nil {
 		errs = append(errs, fmt.Errorf("leave: %w", err))
 	}
