@@ -725,8 +725,10 @@ func (s *shared) load(working int64) cluster.Load {
 	for _, h := range s.m.Holds() {
 		held[h.Partition] = true
 	}
+	weights := map[int]int64{}
 	for _, fh := range s.front.Hosts() {
-		if !held[s.partition(fh.Origin)] {
+		p := s.partition(fh.Origin)
+		if !held[p] {
 			continue
 		}
 		l.Done += fh.Done
@@ -734,10 +736,17 @@ func (s *shared) load(working int64) cluster.Load {
 			// A URL leased and not yet handed to a worker is in
 			// neither working nor Queued.
 			l.Queued += fh.Queued + fh.Leased
+			weights[p] += (fh.Queued + fh.Leased) * max(s.hosts.gate.Interval(fh.Origin), urlTime).Milliseconds()
 		}
 	}
+	s.m.ReportWeights(weights)
 	return l
 }
+
+// urlTime is the least time a URL is taken to need, for the balance's
+// weights (cluster.Member.ReportWeights): a host asks for its interval
+// between requests, and an answer takes time even with none.
+const urlTime = 100 * time.Millisecond
 
 // quiescentGap is the time between the two looks that decide the end of
 // the crawl: long enough for every worker to publish a change of its

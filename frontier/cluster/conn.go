@@ -33,6 +33,7 @@ type conn struct {
 	leases  jetstream.KeyValue // p.<n>: the claim, TTL lease
 	state   jetstream.KeyValue // crawl, pages, snap.<n>: no TTL
 	robots  jetstream.KeyValue // robots.<hash>: shared robots.txt answers, TTL RobotsKeep
+	plan    jetstream.KeyValue // p.<n>: the worker a partition was moved to for balance, no TTL
 	stream  jetstream.Stream   // crawl.<name>.p.<n>.{log,in}
 	snaps   jetstream.ObjectStore
 }
@@ -123,6 +124,7 @@ func (c *conn) open(ctx context.Context, create bool) error {
 		{&c.members, jetstream.KeyValueConfig{Bucket: c.bucket("members"), TTL: c.cfg.Lease, Description: "live workers and their status"}},
 		{&c.leases, jetstream.KeyValueConfig{Bucket: c.bucket("leases"), TTL: c.cfg.Lease, Description: "partition claims"}},
 		{&c.robots, jetstream.KeyValueConfig{Bucket: c.bucket("robots"), TTL: RobotsKeep, Description: "robots.txt answers shared between workers"}},
+		{&c.plan, jetstream.KeyValueConfig{Bucket: c.bucket("plan"), Description: "partitions moved to balance the workers' load"}},
 	}
 	for _, b := range kvs {
 		kv, err := js.CreateKeyValue(ctx, b.cfg)

@@ -26,6 +26,7 @@
 //	crawl-N-state    KV, no TTL        crawl: {partitions, lease}; pages: the budget used;
 //	                                   snap.<n>: the snapshot pointer {seq, object}
 //	crawl-N-robots   KV, TTL = 24 h    robots.<hash>: a robots.txt answer a worker shared (ShareRobots)
+//	crawl-N-plan     KV, no TTL        p.<n>: the worker a partition was moved to for balance
 //	crawl-N          stream            crawl.N.p.<n>.log: the owner's changelog (Append)
 //	                                   crawl.N.p.<n>.in:  URLs routed to the partition (Route)
 //	crawl-N-snaps    object store      p<n>-<seq>-<claim revision>: partition snapshots
@@ -44,7 +45,9 @@
 // itself included) and runs rendezvous (highest random weight) hashing
 // over them: each partition belongs to the worker of highest score, so a
 // join moves about P/N partitions, all to the newcomer, and a leave moves
-// only the leaver's. For each partition:
+// only the leaver's; except a partition moved for balance, which belongs
+// to the worker the plan bucket names while it is live. For each
+// partition:
 //
 //   - Free and ours: claim it with Create (compare-and-set on "no key"),
 //     then fence it (below), then report Gained. The engine restores the
@@ -63,6 +66,18 @@
 //     renewal landed, its reply lost, carries on; a claim dropped when the
 //     window closed that the server still keeps is taken up again at the
 //     next turn, fenced anew, and reported Gained.)
+//
+// Then the balance (balance.go): the engine reports the work left in each
+// partition it holds (ReportWeights: its queued URLs times each host's
+// interval), published with the status. The busiest worker by those
+// weights, when the idlest is more than a fifth of the mean behind, moves
+// partitions to it, the heaviest of its own at most half the gap each, so
+// the receiver never ends busier than the giver, up to 16 a turn: it
+// writes each to the plan bucket, then hands it over. It judges again once
+// its receivers report holding them, or after a lease. Only the busiest
+// moves, and only what closes the gap; a worker whose weights are a
+// heartbeat stale may misjudge for a turn, and the next undoes no more
+// than that turn did.
 //
 // Close deletes the member's membership, then its claims with their
 // revisions, so that the others take its partitions at their next turn

@@ -38,8 +38,11 @@ type memberStatus struct {
 	Through uint64 `json:"through"`
 	// Lent: the worker holds pages it took from the budget (Take) and has
 	// not handed out, which it may give back.
-	Lent bool      `json:"lent,omitempty"`
-	At   time.Time `json:"at"` // when written, by the worker's clock, for display
+	Lent bool `json:"lent,omitempty"`
+	// Weights: the work left in each partition held (ReportWeights), in
+	// milliseconds, for the balance; partitions with none are left out.
+	Weights map[int]int64 `json:"weights,omitempty"`
+	At      time.Time     `json:"at"` // when written, by the worker's clock, for display
 }
 
 // Report publishes the worker's load: at once when it changed, and with
@@ -88,6 +91,14 @@ func (m *Member) heartbeat(ctx context.Context) error {
 		m.started = time.Now().UnixNano()
 	}
 	s := memberStatus{Worker: m.cfg.Worker, Started: m.started, Version: m.version, Load: m.load, Lent: m.lent, At: time.Now().UTC()}
+	for p, w := range m.weights {
+		if h := m.holds[p]; h != nil && h.leavingAt.IsZero() && w > 0 {
+			if s.Weights == nil {
+				s.Weights = map[int]int64{}
+			}
+			s.Weights[p] = w
+		}
+	}
 	for p, h := range m.holds {
 		if s.Held == nil || h.applied < s.Through {
 			s.Through = h.applied

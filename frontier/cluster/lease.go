@@ -135,29 +135,12 @@ func (m *Member) notify(c Change) {
 	}
 }
 
-// liveWorkers lists the workers whose membership has not expired, this one
-// included.
-func (m *Member) liveWorkers(ctx context.Context) ([]string, error) {
-	es, err := entries(ctx, m.members)
-	if err != nil {
-		return nil, err
-	}
-	live := []string{m.cfg.Worker}
-	for k := range es {
-		if w := k[len("w."):]; w != m.cfg.Worker {
-			live = append(live, w)
-		}
-	}
-	slices.Sort(live)
-	return live, nil
-}
-
-// assign claims each free partition rendezvous hashing gives this worker,
-// and hands over each held one it gives another.
-func (m *Member) assign(ctx context.Context, live []string) {
+// assign claims each free partition own (owners) gives this worker, and
+// hands over each held one it gives another.
+func (m *Member) assign(ctx context.Context, own []string) {
 	var want []int
 	for p := range m.cfg.Partitions {
-		mine := owner(live, p) == m.cfg.Worker
+		mine := own[p] == m.cfg.Worker
 		m.mu.Lock()
 		h := m.holds[p]
 		m.mu.Unlock()

@@ -152,6 +152,13 @@ type Member struct {
 	// from the budget and has not handed out.
 	pagesMu sync.Mutex
 	stash   int64
+	// weights: the engine's estimate of the work left in each partition
+	// it holds (ReportWeights), published with the status; moving: the
+	// partitions this member last moved for balance, and when (see
+	// balance).
+	weights map[int]int64
+	moving  []int
+	movedAt time.Time
 	nonce   string // tells this process's claims from another's
 	closed  bool
 	started int64 // Unix nanoseconds of the first heartbeat
@@ -382,14 +389,29 @@ func (m *Member) turn(ctx context.Context) {
 	if err := m.heartbeat(ctx); err != nil && ctx.Err() == nil {
 		m.log.Warn("cluster: heartbeat", "err", err)
 	}
-	live, err := m.liveWorkers(ctx)
+	statuses, err := m.liveStatuses(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			m.log.Warn("cluster: list workers", "err", err)
 		}
 		return
 	}
-	m.assign(ctx, live)
+	plan, err := m.readPlan(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			m.log.Warn("cluster: read the balance's moves", "err", err)
+		}
+		return
+	}
+	live := []string{m.cfg.Worker}
+	for _, s := range statuses {
+		if s.Worker != m.cfg.Worker && !slices.Contains(live, s.Worker) {
+			live = append(live, s.Worker)
+		}
+	}
+	slices.Sort(live)
+	m.assign(ctx, owners(live, plan, m.cfg.Partitions))
+	m.balance(ctx, live, statuses)
 	m.leave(ctx)
 }
 
