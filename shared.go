@@ -739,6 +739,14 @@ func (s *shared) load(working int64) cluster.Load {
 			weights[p] += (fh.Queued + fh.Leased) * max(s.hosts.gate.Interval(fh.Origin), urlTime).Milliseconds()
 		}
 	}
+	// A partition with a host awaiting another worker's robots.txt is
+	// not offered to the balance: the await is this worker's alone, and
+	// a new holder would fetch that host's robots.txt again.
+	s.mu.Lock()
+	for origin := range s.awaited {
+		delete(weights, s.partition(origin))
+	}
+	s.mu.Unlock()
 	s.m.ReportWeights(weights)
 	return l
 }
