@@ -16,6 +16,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/lru"
 	"github.com/politecrawl/crawler/storage/render"
 )
 
@@ -198,7 +199,7 @@ func (c *Crawler) open() (err error) {
 		c.render = &rendering{
 			r: render.New(render.Options{Browser: path, Tabs: rc.Tabs, Timeout: rc.Timeout, Settle: rc.Settle,
 				UserAgent: c.cfg.UserAgent, Log: c.log}),
-			kept: newBodyCache(renderCacheSize),
+			kept: lru.New(renderCacheSize, keptCost),
 		}
 		c.hosts.renderTabs = rc.Tabs
 	}

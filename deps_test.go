@@ -28,6 +28,7 @@ var allowedImports = map[string][]string{
 	"storage/mirror": {module + "/storage/links"},
 	"storage/report": {module + "/storage", module + "/frontier"},
 	"storage/render": {"github.com/chromedp/"},
+	"storage/lru":    {},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",

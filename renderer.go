@@ -1,18 +1,17 @@
 package crawler
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/politeness"
 	"github.com/politecrawl/crawler/robots"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/lru"
 	"github.com/politecrawl/crawler/storage/render"
 	"github.com/politecrawl/crawler/storage/warc"
 )
@@ -23,7 +22,7 @@ import (
 // answer the browser's requests for them instead of the server.
 type rendering struct {
 	r    *render.Renderer
-	kept *bodyCache
+	kept *lru.Cache[*response]
 }
 
 // renderCacheSize bounds the bodies kept for the browser (README,
@@ -83,7 +82,7 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 	}
 	head := r.Method == http.MethodHead
 	if !head {
-		if kept, ok := c.render.kept.get(canon.Key); ok {
+		if kept, ok := c.render.kept.Get(canon.Key); ok {
 			return &render.Response{Status: kept.status, Header: kept.header, Body: kept.body}, nil
 		}
 	}
@@ -122,7 +121,7 @@ func (r *rendering) keep(key string, resp *response) {
 	if r == nil || resp.truncated || resp.undecoded != "" || resp.status == 304 || resp.status == 429 || resp.status >= 500 {
 		return
 	}
-	r.kept.put(key, resp)
+	r.kept.Put(key, resp)
 }
 
 // fetchedForRender is the answer a render got for requisite lease l this
@@ -132,7 +131,7 @@ func (c *Crawler) fetchedForRender(l *frontier.Lease) (*response, bool) {
 	if c.render == nil || !l.Requisite || l.Revisit || l.Kind != frontier.KindPage {
 		return nil, false
 	}
-	kept, ok := c.render.kept.get(l.Key)
+	kept, ok := c.render.kept.Get(l.Key)
 	if !ok {
 		return nil, false
 	}
@@ -176,59 +175,9 @@ func (c *Crawler) robotsGroup(ctx context.Context, origin string) (*robots.Group
 	}
 }
 
-// bodyCache keeps answers by URL key, at most size bytes of bodies, the
-// least recently used dropped first. It is safe for concurrent use.
-type bodyCache struct {
-	mu    sync.Mutex
-	size  int
-	used  int
-	order *list.List // of *cacheEntry, most recent first
-	byKey map[string]*list.Element
-}
-
-type cacheEntry struct {
-	key  string
-	resp *response
-}
-
-func newBodyCache(size int) *bodyCache {
-	return &bodyCache{size: size, order: list.New(), byKey: map[string]*list.Element{}}
-}
-
-func (b *bodyCache) get(key string) (*response, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	e, ok := b.byKey[key]
-	if !ok {
-		return nil, false
-	}
-	b.order.MoveToFront(e)
-	return e.Value.(*cacheEntry).resp, true
-}
-
-// put keeps resp under key; a body larger than a quarter of the cache is
-// not kept.
-func (b *bodyCache) put(key string, resp *response) {
-	n := len(resp.body) + len(key)
-	if n > b.size/4 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if e, ok := b.byKey[key]; ok {
-		b.used -= len(e.Value.(*cacheEntry).resp.body) + len(key)
-		b.order.Remove(e)
-	}
-	b.byKey[key] = b.order.PushFront(&cacheEntry{key: key, resp: resp})
-	b.used += n
-	for b.used > b.size {
-		last := b.order.Back()
-		ce := last.Value.(*cacheEntry)
-		b.order.Remove(last)
-		delete(b.byKey, ce.key)
-		b.used -= len(ce.resp.body) + len(ce.key)
-	}
-}
+// keptCost is what an answer kept costs the cache: its bodies, decoded
+// and as received, which the fetcher keeps both.
+func keptCost(resp *response) int { return len(resp.body) + len(resp.raw) }
 
 // render validates render: its values, and that the browser is there when
 // it is enabled.

@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/lru"
 	"github.com/politecrawl/crawler/storage/render"
 )
 
@@ -244,24 +244,18 @@ func warcTargets(t *testing.T, dir string) string {
 	return all.String()
 }
 
-// The cache of bodies for the browser keeps at most its size, dropping
-// the least recently used.
-func TestBodyCacheBound(t *testing.T) {
-	b := newBodyCache(900)
-	for _, k := range []string{"a", "b", "c", "d"} {
-		b.put(k, &response{status: 200, body: make([]byte, 200)})
+// The cache of answers for the browser counts both bodies an answer holds,
+// decoded and as received, so that it keeps at most its size in bytes.
+func TestKeptAnswersCostBothBodies(t *testing.T) {
+	kept := lru.New(2000, keptCost)
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		kept.Put(k, &response{status: 200, body: make([]byte, 200), raw: make([]byte, 200)})
 	}
-	b.get("a") // b is the least recently used now
-	b.put("e", &response{status: 200, body: make([]byte, 200)})
-	b.put("huge", &response{status: 200, body: make([]byte, 300)}) // over a quarter: not kept
-	var kept []string
-	for _, k := range []string{"a", "b", "c", "d", "e", "huge"} {
-		if _, ok := b.get(k); ok {
-			kept = append(kept, k)
-		}
+	if used := kept.Used(); used != 4*401 {
+		t.Errorf("used %d, want 4 answers of 200 + 200 bytes and a 1-byte key (%d): the rest over 2000 dropped", used, 4*401)
 	}
-	if !slices.Equal(kept, []string{"a", "c", "d", "e"}) || b.used > 900 {
-		t.Errorf("kept %v (%d bytes), want [a c d e] within 900", kept, b.used)
+	if _, ok := kept.Get("a"); ok {
+		t.Error("the least recently used answer was kept past the size")
 	}
 }
 
