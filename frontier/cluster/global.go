@@ -51,10 +51,21 @@ type memberStatus struct {
 // and a worker that dies keeps its last report until its membership
 // expires.
 func (m *Member) Report(l Load) {
-	m.mu.Lock()
-	changed := l != m.load
-	if changed {
+	m.changeStatus(func() bool {
+		if l == m.load {
+			return false
+		}
 		m.load = l
+		return true
+	})
+}
+
+// changeStatus runs change under m.mu; when it says it changed what the
+// status holds, the status's version moves and it is written at once.
+func (m *Member) changeStatus(change func() bool) {
+	m.mu.Lock()
+	changed := change()
+	if changed {
 		m.version++
 	}
 	m.mu.Unlock()
@@ -69,17 +80,14 @@ func (m *Member) Report(l Load) {
 // is checked against: a partition gained and not yet replayed, or replayed
 // into an earlier hold's state, counts as not read.
 func (m *Member) Applied(p int, tenure, through uint64) {
-	m.mu.Lock()
-	h := m.holds[p]
-	changed := h != nil && h.claimRev == tenure && through > h.applied
-	if changed {
+	m.changeStatus(func() bool {
+		h := m.holds[p]
+		if h == nil || h.claimRev != tenure || through <= h.applied {
+			return false
+		}
 		h.applied = through
-		m.version++
-	}
-	m.mu.Unlock()
-	if changed {
-		m.wakeStatus()
-	}
+		return true
+	})
 }
 
 // heartbeat writes the worker's membership key, which lives a lease.
@@ -231,16 +239,13 @@ func (m *Member) isLent() bool {
 // setLent records whether the member holds pages of the budget, for its
 // status.
 func (m *Member) setLent(lent bool) {
-	m.mu.Lock()
-	changed := m.lent != lent
-	if changed {
+	m.changeStatus(func() bool {
+		if m.lent == lent {
+			return false
+		}
 		m.lent = lent
-		m.version++
-	}
-	m.mu.Unlock()
-	if changed {
-		m.wakeStatus()
-	}
+		return true
+	})
 }
 
 // othersLent is ErrPagesLent when another live worker's status says it
