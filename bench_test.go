@@ -37,6 +37,36 @@ func benchSite(b *testing.B, n int) *httptest.Server {
 	return srv
 }
 
+// benchCrawls runs the crawl config makes (given a fresh directory) once
+// per iteration, each to its end with at least want pages fetched, and
+// reports pages/s, CPU time per page (client and test servers together,
+// as both run in this process) and allocations.
+func benchCrawls(b *testing.B, want int, config func(dir string) Config) {
+	b.ReportAllocs()
+	var pages int64
+	var elapsed, cpu time.Duration
+	for b.Loop() {
+		c, err := New(config(b.TempDir()), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start, cpu0 := time.Now(), cpuTime()
+		sum, err := c.Run(context.Background())
+		elapsed += time.Since(start)
+		cpu += cpuTime() - cpu0
+		c.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Pages["2xx"] < int64(want) {
+			b.Fatalf("fetched %d pages, want %d", sum.Pages["2xx"], want)
+		}
+		pages += sum.Pages["2xx"]
+	}
+	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -58,34 +88,13 @@ func BenchmarkCrawl(b *testing.B) {
 			for range tc.hosts {
 				seeds = append(seeds, benchSite(b, tc.pages).URL+"/0")
 			}
-			total := tc.hosts * tc.pages
-			b.ReportAllocs()
-			var pages int64
-			var elapsed, cpu time.Duration
-			for b.Loop() {
+			benchCrawls(b, tc.hosts*tc.pages, func(dir string) Config {
 				cfg := DefaultConfig()
-				cfg.Seeds, cfg.StateDir = seeds, b.TempDir()
+				cfg.Seeds, cfg.StateDir = seeds, dir
 				cfg.Politeness.Delay, cfg.Politeness.MaxPerHost = 0, tc.perHost
 				cfg.Fetch.Workers = tc.workers
-				c, err := New(cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				start, cpu0 := time.Now(), cpuTime()
-				sum, err := c.Run(context.Background())
-				elapsed += time.Since(start)
-				cpu += cpuTime() - cpu0
-				c.Close()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sum.Pages["2xx"] < int64(total) {
-					b.Fatalf("fetched %d pages, want %d", sum.Pages["2xx"], total)
-				}
-				pages += sum.Pages["2xx"]
-			}
-			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
-			b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
+				return cfg
+			})
 		})
 	}
 }
@@ -198,11 +207,7 @@ func BenchmarkCrawlDocs(b *testing.B) {
 	srv := docsSite(b, n)
 	for _, links := range []string{MirrorLinksRelative, MirrorLinksKeep} {
 		b.Run("links="+links, func(b *testing.B) {
-			b.ReportAllocs()
-			var pages int64
-			var elapsed, cpu time.Duration
-			for b.Loop() {
-				dir := b.TempDir()
+			benchCrawls(b, n, func(dir string) Config {
 				cfg := DefaultConfig()
 				cfg.Seeds, cfg.StateDir = []string{srv.URL + "/library/mod0.html"}, filepath.Join(dir, "state")
 				cfg.Politeness.Delay, cfg.Politeness.MaxPerHost = 0, 1
@@ -210,25 +215,8 @@ func BenchmarkCrawlDocs(b *testing.B) {
 				cfg.Output.URLs = filepath.Join(dir, "urls.jsonl")
 				cfg.Output.MirrorDir = filepath.Join(dir, "mirror")
 				cfg.Output.MirrorLinks = links
-				c, err := New(cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				start, cpu0 := time.Now(), cpuTime()
-				sum, err := c.Run(context.Background())
-				elapsed += time.Since(start)
-				cpu += cpuTime() - cpu0
-				c.Close()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sum.Pages["2xx"] < n {
-					b.Fatalf("fetched %d pages, want %d", sum.Pages["2xx"], n)
-				}
-				pages += sum.Pages["2xx"]
-			}
-			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
-			b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
+				return cfg
+			})
 		})
 	}
 }
