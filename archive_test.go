@@ -119,14 +119,7 @@ func TestWARCTurnedOnLater(t *testing.T) {
 
 	cfg.Output.WARC = t.TempDir()
 	for pass, want := range []int{0, 1} { // the first pass with a WARC may not ask, the second may
-		c, err := New(cfg, Options{Refresh: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Close(); err != nil {
+		if _, err := crawlWith(t, cfg, Options{Refresh: true}); err != nil {
 			t.Fatal(err)
 		}
 		if conditional != want {
@@ -181,14 +174,7 @@ func TestWARCOffForARun(t *testing.T) {
 		version = run.version
 		mu.Unlock()
 		cfg.Output.WARC = run.warc
-		c, err := New(cfg, Options{Refresh: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Run(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Close(); err != nil {
+		if _, err := crawlWith(t, cfg, Options{Refresh: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
