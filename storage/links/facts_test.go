@@ -78,3 +78,54 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// The facts' word split and SimHash agree with the plain reading of their
+// definitions: strings.Fields over the visible text, and a sum per bit of
+// +1 or -1 per word. Texts of many words (past the counters' flush at
+// 255), Unicode white space, and words that are not valid UTF-8.
+func TestFactsAgreeWithDefinition(t *testing.T) {
+	texts := []string{
+		"",
+		"one",
+		"  lead and trail\u00a0nbsp\u2003em\u3000ideographic\u0085nel\vvt ",
+		"bad \xff\xfe utf8 \xe2\x80 cut",
+		strings.Repeat("alpha beta gamma delta ", 300),
+	}
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString(strings.Repeat(string(rune('a'+i%26)), 1+i%7))
+		b.WriteString(itoa(i * 7919 % 1000))
+		b.WriteString([]string{" ", "\n", "\t", "\u2028"}[i%4])
+	}
+	texts = append(texts, b.String())
+	for _, text := range texts {
+		var sums [64]int
+		words := strings.Fields(text)
+		for _, w := range words {
+			h := uint64(fnvOffset)
+			for _, c := range []byte(w) {
+				h = (h ^ uint64(c)) * fnvPrime
+			}
+			h = mix(h)
+			for i := range sums {
+				if h&(1<<i) != 0 {
+					sums[i]++
+				} else {
+					sums[i]--
+				}
+			}
+		}
+		var want uint64
+		for i, v := range sums {
+			if v > 0 {
+				want |= 1 << i
+			}
+		}
+		s := newFactScan()
+		s.text([]byte(text))
+		got := s.done()
+		if got.WordCount != len(words) || got.SimHash != want {
+			t.Errorf("%.40q: %d words, SimHash %016x; want %d, %016x", text, got.WordCount, got.SimHash, len(words), want)
+		}
+	}
+}
