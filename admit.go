@@ -42,7 +42,7 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		}
 		raw, canon, err := cn.raw, cn.url, cn.err
 		if err != nil {
-			c.refuse(parent, raw, ln.kind, rejectReason(err))
+			c.refuse(parent, raw, raw, ln.kind, rejectReason(err))
 			continue
 		}
 		if seen[canon.Key] || (strings.HasSuffix(canon.Key, "/robots.txt") && ln.kind != linkRedirect) {
@@ -80,7 +80,7 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 			// Recorded in its request form, as a fetched URL is: the
 			// same URL written two ways (http://h and http://h/) is one
 			// record.
-			c.refuse(parent, canon.Request, ln.kind, why)
+			c.refuse(parent, canon.Request, canon.Key, ln.kind, why)
 			continue
 		}
 		kind := frontier.KindPage
@@ -168,8 +168,10 @@ func rejectReason(err error) string {
 }
 
 // refuse counts a URL kept out of the frontier and records it once (per
-// run, within a bounded memory) in the inventory.
-func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why string) {
+// run, within a bounded memory) in the inventory. key is its frontier key
+// (http://h:80/ and http://h/ are one URL, recorded once), raw when it
+// has none.
+func (c *Crawler) refuse(parent *frontier.Lease, raw, key string, kind linkKind, why string) {
 	depth, via := parent.Depth+1, storage.FoundLink
 	switch {
 	case kind == linkRedirect:
@@ -180,22 +182,26 @@ func (c *Crawler) refuse(parent *frontier.Lease, raw string, kind linkKind, why 
 		depth, via = 0, storage.FoundSitemap
 	}
 	c.refused(storage.Record{URL: raw, Depth: depth, FoundVia: via, Referrer: parent.Request,
-		LinkDepth: linkDepthField(linkDepthOf(parent, kind))}, why)
+		LinkDepth: linkDepthField(linkDepthOf(parent, kind))}, key, why)
 }
 
 // refused counts a URL kept out for why and gives it an inventory record,
-// the first time this run.
-func (c *Crawler) refused(rec storage.Record, why string) {
+// the first time this run; key is as refuse's.
+//
+// The record is held, not handed to the operating system at once: it
+// goes with the next record written at once, at the latest with those of
+// the visit that found it, before that URL is done (complete). A page of
+// a docs site links to thousands of URLs of other hosts, and a write of
+// their own was a write system call for each. A kill before the visit is
+// done loses the record with the visit, which is made again, and the
+// refusal with it (refusals are remembered only in memory).
+func (c *Crawler) refused(rec storage.Record, key, why string) {
 	c.obs.reject(why)
-	key := rec.URL
-	if u, err := frontier.Canonicalize(rec.URL, c.conf().Scope.MaxURLLength); err == nil {
-		key = u.Key // http://h:80/ and http://h/ are one URL, recorded once
-	}
 	if !c.refusals.first(key) {
 		return
 	}
 	rec.FetchedAt, rec.Error = c.now(), "out of scope: "+why
-	if err := c.out.inventory(rec); err != nil {
+	if err := c.out.inventoryHeld(rec); err != nil {
 		c.writeFailed(&writeError{output: "output.urls", err: err})
 	}
 }

@@ -75,19 +75,32 @@ func openOutputs(cfg Config, opts Options, log *slog.Logger, digests warc.Index)
 }
 
 // inventory appends a record and hands it to the operating system at once,
-// so that a killed crawl loses none. The error is the write's: the URL
-// whose record it is must not be counted done.
+// with any held before it, so that a killed crawl loses none. The error is
+// the write's: the URL whose record it is must not be counted done.
 func (o *outputs) inventory(r storage.Record) error {
+	if err := o.inventoryHeld(r); err != nil {
+		return err
+	}
+	return o.flushInventory()
+}
+
+// inventoryHeld appends a record that the operating system gets with the
+// next one inventory writes, or at flushInventory (see refused).
+func (o *outputs) inventoryHeld(r storage.Record) error {
 	if o.inv == nil {
 		return nil
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	err := o.inv.Write(redactRecord(r))
-	if err == nil {
-		err = o.inv.Flush()
+	return o.inv.Write(redactRecord(r))
+}
+
+// flushInventory hands the records held to the operating system.
+func (o *outputs) flushInventory() error {
+	if o.inv == nil {
+		return nil
 	}
-	return err
+	return o.inv.Flush()
 }
 
 // redactRecord is r with the password of every URL in it masked

@@ -151,6 +151,12 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 			return c.front.Release(l, time.Time{})
 		}
 	}
+	// And those of the URLs the visit refused, which are held (refused):
+	// a redirect whose chain goes on writes no record of its own yet.
+	if err := c.out.flushInventory(); err != nil {
+		c.writeFailed(&writeError{output: "output.urls", err: err})
+		return c.front.Release(l, time.Time{})
+	}
 	links := o.links
 	if c.shared != nil && !o.final {
 		// What a successor must know is written before the frontier

@@ -40,7 +40,7 @@ func (c *Crawler) seedItems() []frontier.Item {
 		}
 		if why := cfg.scope.checkStart(u.Origin); why != "" {
 			c.log.Warn("seed out of scope", "url", raw, "reason", why)
-			c.refused(storage.Record{URL: u.Request, FoundVia: storage.FoundSeed}, why)
+			c.refused(storage.Record{URL: u.Request, FoundVia: storage.FoundSeed}, u.Key, why)
 			return
 		}
 		it := frontier.Item{URL: u, Kind: kind, Via: frontier.ViaSeed}
@@ -171,7 +171,7 @@ func (c *Crawler) readSitemap(l *frontier.Lease, resp *response, rec *storage.Re
 			check = c.conf().scope.checkStart(u.Origin) // an index's sitemaps are read as it is
 		}
 		if check != "" {
-			c.refuse(l, u.Request, linkSitemap, check)
+			c.refuse(l, u.Request, u.Key, linkSitemap, check)
 			return nil
 		}
 		it := frontier.Item{URL: u, Via: frontier.ViaSitemap, Referrer: l.Request, LinkDepth: frontier.NoLinkDepth}

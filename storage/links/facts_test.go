@@ -81,7 +81,7 @@ func itoa(i int) string {
 
 // The facts' word split and SimHash agree with the plain reading of their
 // definitions: strings.Fields over the visible text, and a sum per bit of
-// +1 or -1 per word. Texts of many words (past the counters' flush at
+// +1 or -1 per word, and FNV-1a of the words joined by a space. Texts of many words (past the counters' flush at
 // 255), Unicode white space, and words that are not valid UTF-8.
 func TestFactsAgreeWithDefinition(t *testing.T) {
 	texts := []string{
@@ -121,11 +121,22 @@ func TestFactsAgreeWithDefinition(t *testing.T) {
 				want |= 1 << i
 			}
 		}
+		content := uint64(fnvOffset)
+		for _, c := range []byte(strings.Join(words, " ")) {
+			content = (content ^ uint64(c)) * fnvPrime
+		}
 		s := newFactScan()
-		s.text([]byte(text))
+		// In two text tokens, split at a space (tags split words).
+		cut := len(text)
+		if i := strings.IndexByte(text[len(text)/2:], ' '); i >= 0 {
+			cut = len(text)/2 + i
+		}
+		s.text([]byte(text[:cut]))
+		s.text([]byte(text[cut:]))
 		got := s.done()
-		if got.WordCount != len(words) || got.SimHash != want {
-			t.Errorf("%.40q: %d words, SimHash %016x; want %d, %016x", text, got.WordCount, got.SimHash, len(words), want)
+		if got.WordCount != len(words) || got.SimHash != want || got.ContentHash != content {
+			t.Errorf("%.40q: %d words, SimHash %016x, hash %016x; want %d, %016x, %016x",
+				text, got.WordCount, got.SimHash, got.ContentHash, len(words), want, content)
 		}
 	}
 }
