@@ -116,13 +116,13 @@ func TestReplayWebPageShowsTheArchive(t *testing.T) {
 // REPLAY_SCREENSHOT set, the last screenshot is written there.
 func showsColour(t *testing.T, browser, page string, r, g, b uint32) bool {
 	t.Helper()
-	// The profile is removed after the browser's helpers are gone, which
-	// may be after the test: not in t.TempDir, whose removal would fail.
+	// Not in t.TempDir, whose removal fails while the browser's helper
+	// processes, which outlive it a little, still write to the profile.
 	profile, err := os.MkdirTemp("", "crawler-replay-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { time.AfterFunc(5*time.Second, func() { os.RemoveAll(profile) }) }()
+	defer removeProfile(t, profile) // after the browser is waited for (below)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -154,6 +154,21 @@ func showsColour(t *testing.T, browser, page string, r, g, b uint32) bool {
 		time.Sleep(500 * time.Millisecond) // polling the browser, not asserting a time
 	}
 	return false
+}
+
+// removeProfile removes a browser's profile once its helper processes have
+// stopped writing to it, trying again for a while; before, it was left to
+// a timer that a test binary ending first never ran, and each run left a
+// profile of some megabytes in the temporary directory.
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 60 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(500 * time.Millisecond) // waiting for the helpers to end, not asserting a time
+	}
+	t.Logf("browser profile %s not removed: %v", dir, err)
 }
 
 // devtoolsPort reads the port Chromium's DevTools listen on from its
