@@ -61,8 +61,9 @@ func (c *Crawler) renderPage(ctx context.Context, l *frontier.Lease, resp *respo
 type renderNet struct{ c *Crawler }
 
 // RoundTrip judges a request of the browser as any request of the crawl:
-// http(s) only, to a host in scope or one scope.requisites allows,
-// allowed by its host's robots.txt; then answered from what this run
+// http(s) only, to a host in scope or one scope.requisites allows, not
+// refused by scope.exclude or the trap guards, allowed by its host's
+// robots.txt; then answered from what this run
 // fetched already, or sent through the exchange (the host's delay,
 // Crawl-delay, Retry-After and max_per_host), counted and archived.
 func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Response, error) {
@@ -79,6 +80,14 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 	origin := canon.Origin
 	if cfg.scope.checkStart(origin) != "" && !cfg.scope.requisites.allows(origin) {
 		return nil, fmt.Errorf("%w: out of scope: %s", render.ErrRefused, origin)
+	}
+	// As a requisite or a link checked on another host is judged: what
+	// scope.exclude, the length and the trap guards refuse is never asked
+	// (a script's /logout or a tracking URL); include and max_depth say
+	// which pages are crawled, not what a page loads.
+	if why := cfg.scope.checkExternal(mustParse(canon.Request)); why != "" {
+		c.obs.reject(why)
+		return nil, fmt.Errorf("%w: out of scope: %s", render.ErrRefused, why)
 	}
 	head := r.Method == http.MethodHead
 	if !head {

@@ -196,6 +196,38 @@ func TestRenderOffFindsShellOnly(t *testing.T) {
 	}
 }
 
+// A request of the browser that scope.exclude refuses never reaches the
+// server, as a requisite it refuses does not; include, which says which
+// pages are crawled, does not refuse what a page loads.
+func TestRenderObeysExclude(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	s.set("/", page{body: `<!doctype html><html><head><title>shell</title></head><body><script>
+fetch('/track?event=view').catch(() => {});
+fetch('/static/data.json').then(r => r.json()).then(d => {
+	const a = document.createElement('a'); a.href = d.link; document.body.appendChild(a);
+});
+</script></body></html>`})
+	s.set("/track", page{ctype: "application/json", body: `{}`})
+	s.set("/static/data.json", page{ctype: "application/json", body: `{"link": "/found"}`})
+	s.set("/found", page{body: `<html><body>found</body></html>`})
+	cfg := testConfig(t, s.URL+"/")
+	cfg.Scope.Exclude = []string{`/track\b`}
+	cfg.Scope.Include = []string{`/$`, `/found$`}
+	cfg.Render = RenderConfig{Enabled: true, Browser: browserOrSkip(t), Tabs: 1, Timeout: 10 * time.Second, Settle: 300 * time.Millisecond}
+	runCrawl(t, cfg)
+	hits := s.hits()
+	if n := hits["/track?event=view"]; n != 0 {
+		t.Errorf("the excluded URL reached the server %d times", n)
+	}
+	if hits["/static/data.json"] != 1 {
+		t.Errorf("the script's data, which include does not name, asked %d times; want once", hits["/static/data.json"])
+	}
+	if rec := inventory(t, cfg.Output.URLs)[s.URL+"/found"]; rec.Status != 200 {
+		t.Errorf("the link the script built: %+v, want fetched", rec)
+	}
+}
+
 // linkGraph reads a link graph: the lines "from→to" (paths of base)
 // marked rendered, and those not.
 func linkGraph(t *testing.T, path, base string) (rendered, served map[string]bool) {
