@@ -87,37 +87,18 @@ func (s *factScan) end(name []byte) {
 	}
 }
 
-// needAttrs reports whether the tag raw has attributes the facts read:
-// <html>'s lang, an <img>'s alt, an id or an <a name>.
-func (s *factScan) needAttrs(name, raw []byte) bool {
+// needAttrs reports whether the tag name has attributes the facts read,
+// an id aside (any element may have one): <html>'s lang, an <img>'s alt,
+// an <a name>.
+func (s *factScan) needAttrs(name []byte) bool {
 	switch string(name) {
 	case "html":
 		return !s.sawHTML
 	case "img", "a":
 		return true
 	}
-	return hasAttrID(raw)
-}
-
-// hasAttrID reports whether a raw tag may have an id attribute: "id"
-// after white space, then '=' (a cheap test, so that the attributes of
-// most tags are not read).
-func hasAttrID(raw []byte) bool {
-	for i := 1; i+2 < len(raw); i++ {
-		if (raw[i] == 'i' || raw[i] == 'I') && (raw[i+1] == 'd' || raw[i+1] == 'D') && isSpaceByte(raw[i-1]) {
-			j := i + 2
-			for j < len(raw) && isSpaceByte(raw[j]) {
-				j++
-			}
-			if j < len(raw) && raw[j] == '=' {
-				return true
-			}
-		}
-	}
 	return false
 }
-
-func isSpaceByte(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' }
 
 // attrs takes in the attributes of a tag needAttrs asked for.
 func (s *factScan) attrs(name string, attrs []attr) {

@@ -170,9 +170,9 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 	factAttrs := false
 	if w.facts != nil {
 		w.facts.start(name, tt == html.SelfClosingTagToken)
-		factAttrs = w.facts.needAttrs(name, z.Raw())
+		factAttrs = w.facts.needAttrs(name) || z.mayHaveAttr("id")
 	}
-	if !holdsURL && !factAttrs && !containsStyle(z.Raw()) {
+	if !holdsURL && !factAttrs && !z.mayHaveAttr("style") {
 		// No URL here: its attributes need not be read (TagAttr, which
 		// decodes them, is most of a tag's cost).
 		w.write(w.raw)
@@ -246,18 +246,6 @@ func endsRawText(raw []byte) bool {
 			return false
 		}
 		i += 2 + j
-	}
-	return false
-}
-
-// containsStyle reports whether a raw tag may have a style attribute: it
-// holds "style" in any case. (A byte loop: bytes.IndexAny builds its set
-// of bytes at every call, once per 's' of every tag.)
-func containsStyle(raw []byte) bool {
-	for i := 0; i+5 <= len(raw); i++ {
-		if raw[i]|0x20 == 's' && equalFold(raw[i:i+5], "style") {
-			return true
-		}
 	}
 	return false
 }

@@ -204,3 +204,38 @@ func TestElementSwitches(t *testing.T) {
 		}
 	}
 }
+
+// TestMayHaveAttr checks the walker's quick test of a tag's keys against
+// the keys TagAttr gives: never false for a key it gives, and false for
+// one it does not give in a tag the tokenizer read itself.
+func TestMayHaveAttr(t *testing.T) {
+	docs := append([]string{"<p ID=1 Style=x>", "<p id>", "<p xid=1 styles=2 data-id=3>", "<p id=1 id=2>", "<p/id=1>",
+		"<p =id>", "<p \x00id=1>", "<p i\x00d=1>", "<p title='id=1 style=x'>", "<p b='&notit;' id=1>", "<p id='x"}, tokenCases...)
+	for _, doc := range docs {
+		z := newTokenizer([]byte(doc))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+				continue
+			}
+			has := map[string]bool{}
+			quick := map[string]bool{}
+			for _, k := range []string{"id", "style", "href"} {
+				quick[k] = z.mayHaveAttr(k)
+			}
+			exact := z.slow == nil
+			for more := true; more; {
+				k, _, m := z.TagAttr()
+				more = m
+				if k == nil {
+					break
+				}
+				has[string(k)] = true
+			}
+			for k, q := range quick {
+				if has[k] && !q || exact && q != has[k] {
+					t.Errorf("%q, tag %q: mayHaveAttr(%q) = %v, TagAttr gives it: %v", doc, z.Raw(), k, q, has[k])
+				}
+			}
+		}
+	}
+}
