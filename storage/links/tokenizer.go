@@ -44,6 +44,7 @@ type tokenizer struct {
 	// style, ...), and a NUL in it is replaced (raw text and RCDATA).
 	textIsRaw, convertNUL bool
 	keys                  []byte          // lower-cased keys of the current tag
+	verbatim              bool            // the current tag's keys and values need no decoding (see verbatim)
 	exact                 *html.Tokenizer // the current tag, when its attributes need decoding
 	slow                  *html.Tokenizer // the rest of the document, once handed over
 }
@@ -480,7 +481,11 @@ func (z *tokenizer) Text() []byte {
 	if z.tt != html.TextToken {
 		return nil
 	}
-	s := convert(z.doc[z.data.start:z.data.end], z.convertNUL)
+	s := z.doc[z.data.start:z.data.end]
+	if verbatim(s) {
+		return s
+	}
+	s = convert(s, z.convertNUL)
 	if !z.textIsRaw && bytes.IndexByte(s, '&') >= 0 {
 		s = []byte(html.UnescapeString(string(s)))
 	}
@@ -531,7 +536,8 @@ func (z *tokenizer) TagAttr() (key, val []byte, more bool) {
 		return nil, nil, false
 	}
 	if z.nAttr == 0 {
-		if z.needsTokenizer() {
+		z.verbatim = verbatim(z.Raw())
+		if !z.verbatim && z.needsTokenizer() {
 			// Read the tag again with x/net/html, which decodes its values.
 			z.exact = html.NewTokenizer(bytes.NewReader(z.Raw()))
 			z.exact.Next()
@@ -547,21 +553,55 @@ func (z *tokenizer) TagAttr() (key, val []byte, more bool) {
 	}
 	a := z.attrs[z.nAttr]
 	z.nAttr++
-	key = z.doc[a.key.start:a.key.end]
+	key, val = z.doc[a.key.start:a.key.end], z.doc[a.val.start:a.val.end]
 	switch {
-	case bytes.IndexByte(key, 0) >= 0:
+	case !z.verbatim && bytes.IndexByte(key, 0) >= 0:
 		key = lower(nil, bytes.ReplaceAll(key, nul, replacement))
-	case bytes.ContainsFunc(key, func(r rune) bool { return 'A' <= r && r <= 'Z' }):
+	case hasUpper(key):
 		n := len(z.keys)
 		z.keys = lower(z.keys, key)
 		key = z.keys[n:len(z.keys):len(z.keys)]
 	}
-	val = convert(z.doc[a.val.start:a.val.end], true)
-	if bytes.IndexByte(val, '&') >= 0 {
-		val = []byte(html.UnescapeString(string(val))) // as in an attribute: see needsTokenizer
+	if !z.verbatim {
+		val = convert(val, true)
+		if bytes.IndexByte(val, '&') >= 0 {
+			val = []byte(html.UnescapeString(string(val))) // as in an attribute: see needsTokenizer
+		}
 	}
 	return key, val, z.nAttr < len(z.attrs)
 }
+
+// hasUpper reports whether b holds an ASCII upper-case letter.
+func hasUpper(b []byte) bool {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// verbatim reports whether s is its own decoded text or attribute value,
+// holding none of the bytes decoding reads: '&' (a character reference),
+// CR (a line end, made LF) and NUL (replaced). Most texts and tags of a
+// page are, and are then taken as they are, where asking bytes.IndexByte
+// for each of the three in every text, key and value was 6% of reading a
+// docs page. Short ones are read byte by byte, for which the call costs
+// more than the search.
+func verbatim(s []byte) bool {
+	if len(s) > 64 {
+		return bytes.IndexByte(s, '&') < 0 && bytes.IndexByte(s, '\r') < 0 && bytes.IndexByte(s, 0) < 0
+	}
+	for _, c := range s {
+		if decodes[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodes are the bytes verbatim looks for.
+var decodes = [256]bool{'&': true, '\r': true, 0: true}
 
 // needsTokenizer reports whether a value of the current tag holds a
 // character reference that x/net/html decodes otherwise in an attribute

@@ -119,6 +119,9 @@ var tokenCases = []string{
 	"<a b='x&'>", "<a b='&&amp;'>", "<a b='&nGt;'>", "<a b=&>", `<a b="&a&amp;&b=">`, "<a b='&#'>", "<a b='&#x;'>",
 	"<a b='&amp;' c='&notit;'>", "<a b='&Amp;'>", "<a b='&AMP;&AMP'>", "<a b='&lt\r\n&gt'>", "<a b='\x00&amp;'>",
 	"<!>", "<!>a", "<!a", "<!ab", "<!abc", "<!a>", "<!->", "<!DOC>", "<!DOCTY", "</ ", "</ >", "</1>a", "</\x00>", "<meta http-equiv=refresh content='0; url=x'>", "<img srcset='a 1x, b 2x'>",
+	// Texts and tags past the length verbatim reads byte by byte, decoding at either end.
+	"<a b='" + strings.Repeat("x", 70) + "&amp;'>" + strings.Repeat("y", 70) + "\r\n", "<a b='&lt;" + strings.Repeat("x", 70) + "'>&amp;" + strings.Repeat("y", 70),
+	"<A B='" + strings.Repeat("x", 70) + "\x00'>" + strings.Repeat("y", 70) + "\x00<title>" + strings.Repeat("y", 70) + "\x00",
 }
 
 func TestTokenizerAgrees(t *testing.T) {
@@ -234,6 +237,27 @@ func TestMayHaveAttr(t *testing.T) {
 			for k, q := range quick {
 				if has[k] && !q || exact && q != has[k] {
 					t.Errorf("%q, tag %q: mayHaveAttr(%q) = %v, TagAttr gives it: %v", doc, z.Raw(), k, q, has[k])
+				}
+			}
+		}
+	}
+}
+
+// TestVerbatim checks verbatim, read byte by byte or by bytes.IndexByte,
+// against its definition: each of '&', CR and NUL anywhere in texts of
+// lengths on both sides of the switch between the two.
+func TestVerbatim(t *testing.T) {
+	for n := range 100 {
+		s := bytes.Repeat([]byte("a"), n)
+		if !verbatim(s) {
+			t.Errorf("verbatim(%q) = false", s)
+		}
+		for i := range n {
+			for _, c := range []byte{'&', '\r', 0} {
+				b := bytes.Clone(s)
+				b[i] = c
+				if verbatim(b) {
+					t.Errorf("verbatim(%q) = true", b)
 				}
 			}
 		}
