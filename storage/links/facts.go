@@ -109,36 +109,35 @@ func (s *factScan) attrs(name string, attrs []attr) {
 			s.f.Lang = strings.TrimSpace(attrValue(attrs, "lang"))
 		}
 	case "img":
-		if _, ok := find(attrs, "alt"); !ok {
+		if _, ok := findBytes(attrs, "alt"); !ok {
 			s.f.ImgNoAlt++
 		}
 	case "a":
-		if v, ok := find(attrs, "name"); ok {
+		if v, ok := findBytes(attrs, "name"); ok {
 			s.id(v)
 		}
 	}
-	if v, ok := find(attrs, "id"); ok {
+	if v, ok := findBytes(attrs, "id"); ok {
 		s.id(v)
 	}
 }
 
-// id keeps a fragment target.
-func (s *factScan) id(v string) {
-	if v == "" || len(v) > maxID {
-		return
-	}
-	if s.ids == nil {
-		s.ids = map[string]bool{}
-	}
-	if s.ids[v] {
+// id keeps a fragment target, copied only when it is kept: a docs page
+// has an id on most of its headings and definitions.
+func (s *factScan) id(v []byte) {
+	if len(v) == 0 || len(v) > maxID || s.ids[string(v)] {
 		return
 	}
 	if len(s.f.IDs) >= MaxIDs {
 		s.f.IDsCut++
 		return
 	}
-	s.ids[v] = true
-	s.f.IDs = append(s.f.IDs, strings.Clone(v))
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	id := string(v)
+	s.ids[id] = true
+	s.f.IDs = append(s.f.IDs, id)
 }
 
 // text takes in a text token, decoded: its words, split at white space

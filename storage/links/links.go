@@ -208,11 +208,15 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 }
 
 // tagName is the name of the current start or end tag as the tokenizer's
-// TagName gives it (ASCII lower-cased), read from the raw tag into a
-// buffer of the walker's, valid until the next call: TagName copies it,
-// once per tag of the document. A name holding a NUL, which TagName
-// replaces, is left to TagName.
+// TagName gives it (ASCII lower-cased): the document's own bytes when it
+// writes the name so, as nearly every page does, or else read from the
+// raw tag into a buffer of the walker's, valid until the next call:
+// TagName copies it, once per tag of the document. A name holding a NUL,
+// which TagName replaces, is left to TagName.
 func (w *walker) tagName(z *tokenizer) []byte {
+	if name, ok := z.lowerName(); ok {
+		return name
+	}
 	raw := z.Raw()
 	i := 1 // after '<'
 	if len(raw) > 1 && raw[1] == '/' {
@@ -352,12 +356,19 @@ func escapeAttr(b *bytes.Buffer, v string) {
 // find returns the value of the first attribute key, and whether there is
 // one. xlink:href counts as href, as the HTML tree builder reads it in SVG.
 func find(attrs []attr, key string) (string, bool) {
+	v, ok := findBytes(attrs, key)
+	return string(v), ok
+}
+
+// findBytes is find without a copy of the value: valid until the
+// tokenizer's next token, and not to be changed.
+func findBytes(attrs []attr, key string) ([]byte, bool) {
 	for _, a := range attrs {
 		if string(a.key) == key || key == "href" && string(a.key) == "xlink:href" {
-			return string(a.val), true
+			return a.val, true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // refs visits the references of the current tag, filling w.vals and w.set,
