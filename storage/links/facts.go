@@ -153,10 +153,16 @@ func (s *factScan) text(b []byte) {
 	}
 	h, started := s.f.ContentHash, s.started
 	for i := 0; i < len(b); {
-		// White space.
-		if n := spaceAt(b, i); n > 0 {
-			i += n
+		// White space: ASCII told here, not by a call per byte.
+		switch byteClass[b[i]] {
+		case classSpace:
+			i++
 			continue
+		case classMulti:
+			if n := spaceAt(b, i); n > 0 {
+				i += n
+				continue
+			}
 		}
 		// A word, to the next white space or the end.
 		if started {

@@ -578,7 +578,7 @@ const maxAnchor = 100
 // anchorText is s with white space collapsed, cut at maxAnchor characters.
 func anchorText(s string) string {
 	s = collapseSpace(s)
-	if utf8.RuneCountInString(s) > maxAnchor {
+	if len(s) > maxAnchor && utf8.RuneCountInString(s) > maxAnchor {
 		s = string([]rune(s)[:maxAnchor])
 	}
 	return s
@@ -629,10 +629,19 @@ func collapseSpace(s string) string {
 }
 
 // isCollapsed reports whether collapseSpace would give s back unchanged:
-// no white space at either end, and only single spaces within.
+// no white space at either end, and only single spaces within. ASCII is
+// told without decoding: a docs page has thousands of anchors.
 func isCollapsed(s string) bool {
 	space := true // before the first character, as after a space
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] && (space || c != ' ') {
+				return false
+			}
+			space = c == ' '
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			if space || r != ' ' {
