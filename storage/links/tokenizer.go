@@ -257,32 +257,22 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 	}
 	// The name: up to white space (consumed), '/' or '>'.
 	z.data.start = k
-	for k++; ; k++ {
-		if k >= len(doc) {
-			return z.handOver(i, false)
-		}
-		if c := doc[k]; isSpace(c) {
-			z.data.end = k
-			k++
-			break
-		} else if c == '/' || c == '>' {
-			z.data.end = k
-			break
-		}
+	for k++; k < len(doc) && tagByte[doc[k]]&(tagSpace|tagSlash|tagClose) == 0; k++ {
 	}
+	if k >= len(doc) {
+		return z.handOver(i, false)
+	}
+	z.data.end = k
 	k = z.skipSpace(k)
 	for k < len(doc) && doc[k] != '>' {
 		var a attrSpan
 		// The key: up to white space, '/', '>', or an '=' not first.
 		a.key.start = k
-		for ; k < len(doc); k++ {
-			c := doc[k]
-			if c == '=' && k == a.key.start {
-				continue
-			}
-			if isSpace(c) || c == '/' || c == '>' || c == '=' {
-				break
-			}
+		if doc[k] == '=' {
+			k++
+		}
+		for k < len(doc) && tagByte[doc[k]] == 0 {
+			k++
 		}
 		a.key.end = k
 		// The value.
@@ -311,7 +301,7 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 				k += end + 2
 			default:
 				a.val.start = k
-				for k++; k < len(doc) && !isSpace(doc[k]) && doc[k] != '>'; k++ {
+				for k++; k < len(doc) && tagByte[doc[k]]&(tagSpace|tagClose) == 0; k++ {
 				}
 				a.val.end = k
 				if k < len(doc) && doc[k] != '>' {
@@ -353,8 +343,23 @@ func lowerBit(c byte) byte {
 	return 0
 }
 
+// tagByte classes the bytes that end a tag's name, key or value, so that
+// each byte of a tag is told by one look-up rather than up to eight
+// comparisons.
+var tagByte = [256]uint8{
+	' ': tagSpace, '\n': tagSpace, '\r': tagSpace, '\t': tagSpace, '\f': tagSpace,
+	'/': tagSlash, '>': tagClose, '=': tagEquals,
+}
+
+const (
+	tagSpace = 1 << iota
+	tagSlash
+	tagClose
+	tagEquals
+)
+
 func (z *tokenizer) skipSpace(k int) int {
-	for k < len(z.doc) && isSpace(z.doc[k]) {
+	for k < len(z.doc) && tagByte[z.doc[k]] == tagSpace {
 		k++
 	}
 	return k
