@@ -138,7 +138,10 @@ func (z *tokenizer) Next() html.TokenType {
 	}
 	z.textIsRaw, z.convertNUL = false, false
 	doc, start := z.doc, z.pos
-	i := z.textEnd(start)
+	i := start
+	if i >= len(doc) || doc[i] != '<' || !opensMarkup(doc, i) {
+		i = z.textEnd(start) // not called between two tags, where most tokens start
+	}
 	if i > start {
 		z.raw, z.data, z.pos = span{start, i}, span{start, i}, i
 		z.tt = html.TextToken
@@ -177,26 +180,31 @@ const shortText = 16
 func (z *tokenizer) textEnd(i int) int {
 	doc := z.doc
 	for end := min(i+shortText, len(doc)); i < end; i++ {
-		if doc[i] == '<' {
-			if i+1 >= len(doc) {
-				return len(doc)
-			}
-			if c := doc[i+1]; isLetter(c) || c == '/' || c == '!' || c == '?' {
-				return i
-			}
+		if doc[i] == '<' && opensMarkup(doc, i) {
+			return i
 		}
 	}
 	for {
 		j := bytes.IndexByte(doc[i:], '<')
-		if j < 0 || i+j+1 >= len(doc) {
+		if j < 0 {
 			return len(doc)
 		}
 		i += j
-		if c := doc[i+1]; isLetter(c) || c == '/' || c == '!' || c == '?' {
+		if opensMarkup(doc, i) {
 			return i
 		}
 		i++ // this '<' is text
 	}
+}
+
+// opensMarkup reports whether the '<' at doc[i] starts a tag, comment or
+// the like; if not, it is text.
+func opensMarkup(doc []byte, i int) bool {
+	if i+1 >= len(doc) {
+		return false
+	}
+	c := doc[i+1]
+	return isLetter(c) || c == '/' || c == '!' || c == '?'
 }
 
 // untilClose ends the token that starts at i at the first '>' from from.
