@@ -47,3 +47,38 @@ func TestReadHTMLUndeclaredCharset(t *testing.T) {
 		}
 	}
 }
+
+// A page's references are kept in blocks while it is read: across their
+// boundaries they come in order, each <a> with its own anchor, an image's
+// alt the anchor of an <a> it is in, and an <a> the page never closes
+// gets its anchor too.
+func TestReadHTMLManyRefs(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 129, 383, 384, 385, 1000} {
+		var b strings.Builder
+		for i := range n {
+			if i%7 == 3 {
+				fmt.Fprintf(&b, "<a href=/%d><img src=/i%d alt=i%d></a>", i, i, i)
+				continue
+			}
+			fmt.Fprintf(&b, "<a href=/%d>t%d</a> ", i, i)
+		}
+		b.WriteString("<a href=/open>open")
+		p := ReadHTML([]byte(b.String()), "text/html")
+		var want []string
+		for i := range n {
+			if i%7 == 3 {
+				want = append(want, fmt.Sprintf("/%d i%d", i, i), fmt.Sprintf("/i%d i%d", i, i))
+				continue
+			}
+			want = append(want, fmt.Sprintf("/%d t%d", i, i))
+		}
+		want = append(want, "/open open")
+		var got []string
+		for _, r := range p.Refs {
+			got = append(got, r.URL+" "+r.Anchor)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%d links: got %.200q, want %.200q", n, got, want)
+		}
+	}
+}
