@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,32 @@ func TestMirrorFileOfTwoURLsRelinkedOnce(t *testing.T) {
 	body := mirrorText(t, dir, s, "/py/")
 	if !strings.Contains(body, `href="../css/site.css"`) || strings.Contains(body, s.URL) {
 		t.Errorf("py/index.html should link to ../css/site.css, and to nothing live:\n%s", body)
+	}
+}
+
+// The same when the pass relinks pages at once (relinkAll): of many pages
+// each served at two URLs, every file is rewritten once, whichever of its
+// URLs comes first. Under -race, as the README's test command runs it, it
+// also checks that the pages relinked at once share the pass safely.
+func TestMirrorFilesOfTwoURLsRelinkedOnceAtOnce(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{ctype: "text/plain"})
+	py := page{body: `<html><head><link rel="stylesheet" href="/css/site"></head><body><a href="/">home</a></body></html>`}
+	var links []string
+	for i := range 60 {
+		dir := fmt.Sprintf("/d%d/", i)
+		links = append(links, dir, dir+"index.html")
+		s.set(dir, py)
+		s.set(dir+"index.html", py)
+	}
+	s.html("/", links...)
+	s.set("/css/site", page{ctype: "text/css", body: "body { color: black }"})
+	dir := crawlMirror(t, s)
+	for i := range 60 {
+		body := mirrorText(t, dir, s, fmt.Sprintf("/d%d/", i))
+		if !strings.Contains(body, `href="../css/site.css"`) || strings.Contains(body, s.URL) {
+			t.Fatalf("d%d/index.html should link to ../css/site.css, and to nothing live:\n%s", i, body)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/politecrawl/crawler/frontier"
@@ -173,8 +177,7 @@ func (r *relinker) relinkMirrorLeft() (report mirror.Report, left int, err error
 // The files it rewrites are added to known (nil: none is kept), with the
 // references they hold, for mirror.CheckKnown.
 func (r *relinker) relinkPages(known map[string]mirror.Known) (done, busy int, err error) {
-	rewritten := map[string]bool{} // mirror paths rewritten in this pass
-	located := r.locator()
+	pass := &relinkPass{rewritten: map[string]bool{}, known: known, located: r.locator()}
 	for {
 		var batch []storage.Page
 		err = r.pages.ForEach(func(p storage.Page) error {
@@ -190,38 +193,34 @@ func (r *relinker) relinkPages(known map[string]mirror.Known) (done, busy int, e
 			return done, busy, fmt.Errorf("read page records: %w", err)
 		}
 		left := 0
-		var marks []storage.Page // relinked, their URLs held until the records say so
-		mark := func() error {
+		for chunk := range slices.Chunk(batch, relinkMarks) {
+			var marks []storage.Page // relinked, their URLs held until the records say so
+			var firstErr error
+			for _, res := range r.relinkAll(chunk, pass) {
+				switch {
+				case res.err != nil:
+					firstErr = cmp.Or(firstErr, res.err)
+				case !res.visited:
+					left++ // the next pass tries again
+				case res.rec == nil:
+					done++
+				default:
+					marks = append(marks, *res.rec)
+				}
+			}
+			// Every file rewritten is marked, even after an error: a file
+			// rewritten twice would read the mirror's links as the site's.
 			err := r.pages.PutAll(marks)
 			for _, p := range marks {
 				r.visiting.drop(p.Key)
 			}
 			if err != nil {
-				return fmt.Errorf("save page records: %w", err)
+				return done, busy + left, errors.Join(firstErr, fmt.Errorf("save page records: %w", err))
 			}
 			done += len(marks)
-			marks = marks[:0]
-			return nil
-		}
-		for _, p := range batch {
-			rec, visited, err := r.relinkIdle(p.Key, rewritten, located, known)
-			switch {
-			case err != nil:
-				return done, busy + left, errors.Join(err, mark())
-			case !visited:
-				left++ // the next pass tries again
-			case rec == nil:
-				done++
-			default:
-				if marks = append(marks, *rec); len(marks) == relinkMarks {
-					if err := mark(); err != nil {
-						return done, busy + left, err
-					}
-				}
+			if firstErr != nil {
+				return done, busy + left, firstErr
 			}
-		}
-		if err := mark(); err != nil {
-			return done, busy + left, err
 		}
 		busy += left
 		if len(batch) < relinkBatch || left == len(batch) {
@@ -230,20 +229,86 @@ func (r *relinker) relinkPages(known map[string]mirror.Known) (done, busy int, e
 	}
 }
 
+// relinkPass is what the pages relinked at once in one pass share: the
+// files rewritten (each once per pass), what CheckKnown may know of them
+// (known, nil: nothing is kept), and the look-ups of link targets.
+type relinkPass struct {
+	mu        sync.Mutex
+	rewritten map[string]bool
+	known     map[string]mirror.Known
+	located   func(*url.URL) (string, bool)
+}
+
+// claim reports whether the file at path is still to be rewritten in this
+// pass, and says it is taken.
+func (p *relinkPass) claim(path string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rewritten[path] {
+		return false
+	}
+	p.rewritten[path] = true
+	return true
+}
+
+// keep adds what CheckKnown may know of the file written at at.
+func (p *relinkPass) keep(at string, k mirror.Known) {
+	if k.Info == nil || p.known == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.known[at] = k
+}
+
+// locate says where the mirror keeps target (see locator).
+func (p *relinkPass) locate(target *url.URL) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.located(target)
+}
+
+// relinked is what relinkIdle made of one page.
+type relinked struct {
+	rec     *storage.Page
+	visited bool
+	err     error
+}
+
+// relinkAll relinks pages with a goroutine per processor, each page's
+// outcome at its index: a pass reads, rewrites and writes every page, and
+// at the end of an ad hoc crawl nothing else runs, so one goroutine left
+// a core idle (a docs mirror's relink took 0.7 s of one of two cores; two
+// goroutines took the crawl's wall from 1.41 s to 1.16 s).
+func (r *relinker) relinkAll(pages []storage.Page, pass *relinkPass) []relinked {
+	out := make([]relinked, len(pages))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(pages)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(pages); i = int(next.Add(1)) - 1 {
+				res := &out[i]
+				res.rec, res.visited, res.err = r.relinkIdle(pages[i].Key, pass)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
 // relinkIdle relinks the page of key unless a worker is visiting it: in a
 // daemon a revisit may be saving a new body and page record at this very
 // moment, which a rewrite of the old file and a write of the record read
 // before would undo. Such a page is left for the next pass, and visited is
-// false. The record is read again once the URL is held. A file in
-// rewritten is not rewritten again; a file rewritten is added, and to
-// known as relinkPage knew it. located says where the mirror keeps a
-// link's target (see locator).
+// false. The record is read again once the URL is held. A file the pass
+// rewrote already is not rewritten again; one rewritten is kept in the
+// pass as relinkPage knew it.
 //
 // A page relinked is returned as its record marked Relinked, with its URL
 // still held: the caller writes the records of many in one transaction
 // (a synced commit per page was a third of a docs mirror's relink), then
 // lets the URLs go.
-func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located func(*url.URL) (string, bool), known map[string]mirror.Known) (rec *storage.Page, visited bool, err error) {
+func (r *relinker) relinkIdle(key string, pass *relinkPass) (rec *storage.Page, visited bool, err error) {
 	if !r.visiting.hold(key) {
 		return nil, false, nil
 	}
@@ -256,15 +321,12 @@ func (r *relinker) relinkIdle(key string, rewritten map[string]bool, located fun
 		}
 		return nil, true, nil
 	}
-	if !rewritten[p.MirrorPath] {
-		at, k, err := r.relinkPage(p, located)
+	if pass.claim(p.MirrorPath) {
+		at, k, err := r.relinkPage(p, pass.locate)
 		if err != nil {
 			r.log.Warn("rewrite mirror links", "url", p.URL, "err", err)
 		}
-		if k.Info != nil && known != nil {
-			known[at] = k
-		}
-		rewritten[p.MirrorPath] = true
+		pass.keep(at, k)
 	}
 	p.Relinked = true // a page that cannot be rewritten is not tried again each pass
 	return &p, true, nil
