@@ -14,6 +14,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/frontier/cluster"
+	"github.com/politecrawl/crawler/storage/reach"
 )
 
 // MaxURLLengthLimit is the largest scope.max_url_length: a URL is a key of
@@ -586,19 +587,19 @@ func (c *configCheck) fetch(f FetchConfig) {
 	c.atLeast("fetch.max_redirects", f.MaxRedirects, 0)
 	c.atLeast("fetch.retries", f.Retries, 0)
 	if f.Proxy != "" {
-		if _, err := parseProxy(f.Proxy); err != nil {
+		if _, err := reach.ParseProxy(f.Proxy); err != nil {
 			c.addf("fetch.proxy", "%v", err)
 		}
 	}
 	if f.CAFile != "" {
-		if _, err := loadCAs(f.CAFile); err != nil {
+		if _, err := reach.LoadCAs(f.CAFile); err != nil {
 			c.addf("fetch.ca_file", "%v", err)
 		}
 	}
 	seen := map[string]bool{}
 	for i, a := range f.Auth {
 		key := fmt.Sprintf("fetch.auth[%d]", i)
-		origin, err := authOrigin(a.Origin)
+		origin, err := reach.Origin(a.Origin)
 		switch {
 		case err != nil:
 			c.addf(key+".origin", "%v", err)
@@ -609,7 +610,7 @@ func (c *configCheck) fetch(f FetchConfig) {
 		if a.User == "" || strings.Contains(a.User, ":") {
 			c.addf(key+".user", "must be a user name without ':', got %q", a.User)
 		}
-		if _, err := readPassword(a.PasswordFile); err != nil {
+		if _, err := reach.ReadPassword(a.PasswordFile); err != nil {
 			c.addf(key+".password_file", "%v", err)
 		}
 	}

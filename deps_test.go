@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	"storage/report": {module + "/storage", module + "/frontier"},
 	"storage/render": {"github.com/chromedp/"},
 	"storage/lru":    {},
+	"storage/reach":  {},
 	".": {
 		module + "/robots", module + "/sitemap", module + "/frontier",
 		module + "/politeness", module + "/storage", module + "/storage/", module + "/frontier/cluster",

@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/politecrawl/crawler/politeness"
+	"github.com/politecrawl/crawler/storage/reach"
 )
 
 // fetcher makes one HTTP request at a time for a worker: no redirects (the
@@ -34,10 +35,10 @@ type fetcher struct {
 	timeout   time.Duration
 	maxBody   int64
 	now       func() time.Time
-	reach     reach // proxy, extra CAs, basic auth
+	reach     *reach.Reach // proxy, extra CAs, basic auth; nil: none
 }
 
-func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time, rc reach) *fetcher {
+func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time, rc *reach.Reach) *fetcher {
 	dialer := &net.Dialer{Timeout: min(timeout, 10*time.Second), KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		DialContext:            dialer.DialContext,
@@ -51,8 +52,8 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 		ExpectContinueTimeout:  time.Second,
 		DisableCompression:     true, // we ask for gzip ourselves and decode within max_body
 		MaxResponseHeaderBytes: 256 << 10,
-		Proxy:                  rc.proxy,
-		TLSClientConfig:        rc.tlsConfig(),
+		Proxy:                  rc.Proxy,
+		TLSClientConfig:        rc.TLSConfig(),
 	}
 	return &fetcher{
 		client: &http.Client{
@@ -67,6 +68,22 @@ func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHo
 		now:       now,
 		reach:     rc,
 	}
+}
+
+// newReach builds the reach fc asks for (README, "Reaching sites"): its
+// proxy, extra CAs and basic auth. getenv reads the environment for the
+// proxy when fc names none; nil reads nothing. A fault of a key is named
+// by it, as Validate names it (fetch.ca_file: ...).
+func newReach(fc FetchConfig, getenv func(string) string) (*reach.Reach, error) {
+	cfg := reach.Config{Proxy: fc.Proxy, CAFile: fc.CAFile}
+	for _, a := range fc.Auth {
+		cfg.Auth = append(cfg.Auth, reach.Auth(a))
+	}
+	r, err := reach.New(cfg, getenv)
+	if fe := (*reach.FieldError)(nil); errors.As(err, &fe) {
+		return nil, fmt.Errorf("fetch.%s: %w", fe.Field, fe.Err)
+	}
+	return r, err
 }
 
 // request is one GET to make.
@@ -225,7 +242,7 @@ func (f *fetcher) newRequest(ctx context.Context, r request) (*http.Request, err
 	if r.lastModified != "" {
 		req.Header.Set("If-Modified-Since", r.lastModified)
 	}
-	f.reach.authorize(req)
+	f.reach.Authorize(req)
 	return req, nil
 }
 

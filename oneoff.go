@@ -26,7 +26,7 @@ type Getter struct {
 // most timeout, body included, and reads at most maxBody bytes of a body
 // (after undoing gzip or deflate; more is cut).
 func NewGetter(userAgent string, timeout time.Duration, maxBody int64) *Getter {
-	return &Getter{f: newFetcher(userAgent, timeout, maxBody, 1, time.Now, reach{}), timeout: timeout}
+	return &Getter{f: newFetcher(userAgent, timeout, maxBody, 1, time.Now, nil), timeout: timeout}
 }
 
 // Response is an answer to a Getter's request.

@@ -271,27 +271,3 @@ func TestReachConfigProblems(t *testing.T) {
 		t.Errorf("a file's content is quoted: %v", err)
 	}
 }
-
-func TestNoProxy(t *testing.T) {
-	n := parseNoProxy(" .internal.example, 10.0.0.0/8,127.0.0.1:8080 , [::1], other.example:443")
-	for raw, want := range map[string]bool{
-		"http://internal.example/":    true,
-		"http://a.internal.example/":  true,
-		"http://notinternal.example/": false,
-		"http://10.1.2.3/":            true,
-		"http://127.0.0.1:8080/":      true,
-		"http://127.0.0.1:8081/":      false,
-		"http://[::1]:9/":             true,
-		"https://other.example/":      true,
-		"http://other.example/":       false,
-		"http://www.example/":         false,
-	} {
-		u, _ := url.Parse(raw)
-		if got := n.matches(u); got != want {
-			t.Errorf("NO_PROXY matches %s = %v, want %v", raw, got, want)
-		}
-	}
-	if u, _ := url.Parse("http://anything/"); !parseNoProxy("*").matches(u) {
-		t.Error("NO_PROXY=* does not match everything")
-	}
-}
