@@ -16,12 +16,11 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	client := &http.Client{Transport: &http.Transport{Proxy: r.Proxy, TLSClientConfig: r.TLSConfig()}}
-	_ = client
+	transport := &http.Transport{Proxy: r.Proxy, TLSClientConfig: r.TLSConfig()}
 	for _, u := range []string{"https://example.org/", "https://wiki.corp.example/"} {
 		req, _ := http.NewRequest("GET", u, nil)
 		r.Authorize(req)
-		p, _ := r.Proxy(req)
+		p, _ := transport.Proxy(req)
 		fmt.Println(u, "via", p)
 	}
 	// Output:
