@@ -166,11 +166,7 @@ func (c *Crawler) open() (err error) {
 	if c.out, err = openOutputs(c.cfg, c.opts, c.log, c.state.Digests); err != nil {
 		return err
 	}
-	c.relink = &relinker{
-		cfg: c.cfg, conf: c.conf, now: c.now, log: c.log, out: c.out, pages: c.pages,
-		visiting: &c.visiting, mirroring: c.mirroring, idle: c.crawlIdle,
-		relinkWait: time.Minute, reloaded: make(chan struct{}, 1),
-	}
+	c.relink = relinkerOf(c)
 	if err := c.hosts.restore(start, c.pages, c.cfg.Scope.MaxPages > 0); err != nil {
 		return err
 	}

@@ -68,39 +68,6 @@ func newRelinkDaemon(t *testing.T, wait time.Duration, edit func(*Config), seeds
 	return c, cfg
 }
 
-// relinkedIndex saves http://example.test/ with body index, and pages /b
-// and /c, in the mirror of newRelinker, relinks it once with no broken link
-// left, and returns the pages saved by URL.
-func relinkedIndex(t *testing.T, index string) (*Crawler, map[string]storage.Page) {
-	t.Helper()
-	c, save := newRelinker(t)
-	pages := map[string]storage.Page{}
-	for raw, body := range map[string]string{
-		"http://example.test/":  index,
-		"http://example.test/b": "b",
-		"http://example.test/c": "c",
-	} {
-		pages[raw] = save(raw, body)
-	}
-	if rep, err := c.relink.relinkMirror(); err != nil || len(rep.Broken) != 0 {
-		t.Fatalf("first pass: %+v, %v", rep, err)
-	}
-	return c, pages
-}
-
-// markGone does what a visit does when page p answers 404 on a revisit:
-// removes its mirror file and records it gone, keeping its type.
-func markGone(t *testing.T, c *Crawler, p storage.Page) {
-	t.Helper()
-	if err := c.out.mirror.Remove(mustParse(p.URL), p.ContentType); err != nil {
-		t.Fatal(err)
-	}
-	p.Status, p.MirrorPath = 404, ""
-	if err := c.pages.Put(p); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // mirrorFile reads the mirror file of page p.
 func mirrorFile(t *testing.T, c *Crawler, p storage.Page) string {
 	t.Helper()
@@ -137,8 +104,8 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 	}
 	c.visiting.hold(aKey) // a worker is visiting /a
 	mirrored := c.out.mirrored.Load()
-	if _, left, err := c.relink.relinkPages(nil); err != nil || left != 1 {
-		t.Fatalf("relinkPages left %d pages (%v), want 1", left, err)
+	if _, left, err := c.relink.relinkMirrorLeft(); err != nil || left != 1 {
+		t.Fatalf("relinkMirrorLeft left %d pages (%v), want 1", left, err)
 	}
 	if got, done := relinked(); got != body || done {
 		t.Errorf("/a relinked while being visited: relinked=%v, file %q", done, got)
@@ -147,50 +114,11 @@ func TestRelinkSkipsPagesBeingVisited(t *testing.T) {
 		t.Errorf("mirrored went from %d to %d, though no page was saved or removed", mirrored, n)
 	}
 	c.visiting.drop(aKey)
-	if _, _, err := c.relink.relinkPages(nil); err != nil {
+	if _, err := c.relink.relinkMirror(); err != nil {
 		t.Fatal(err)
 	}
 	if got, done := relinked(); !done || !strings.Contains(got, `href="b.html"`) {
 		t.Errorf("/a not relinked at the next pass: relinked=%v, file %q", done, got)
-	}
-}
-
-// A page removed from the mirror (gone) leaves no broken links: links to it
-// from files relinked before are made absolute again, as wget -k writes a
-// link to a page it does not have.
-func TestRelinkUnlinksGonePages(t *testing.T) {
-	c, pages := relinkedIndex(t, `<a href="/b#x">b</a> <a href="/c">c</a>`)
-	// /b answers 404 on a revisit: handle removes its file, keeps its type.
-	markGone(t, c, pages["http://example.test/b"])
-	rep, err := c.relink.relinkMirror()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Broken) != 0 {
-		t.Errorf("broken links left: %+v", rep.Broken)
-	}
-	root := pages["http://example.test/"]
-	if got, want := mirrorFile(t, c, root), `<a href="http://example.test/b#x">b</a> <a href="c.html">c</a>`; got != want {
-		t.Errorf("index after /b went: %q, want %q", got, want)
-	}
-}
-
-// Only links still broken are made absolute again: a gone page that comes
-// back (its file saved again, its record not yet) keeps its relative links.
-func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
-	c, pages := relinkedIndex(t, `<a href="/b">b</a> <a href="/c">c</a>`)
-	markGone(t, c, pages["http://example.test/b"])
-	markGone(t, c, pages["http://example.test/c"])
-	// /b is back: a worker has saved its file and not yet its record.
-	if _, err := c.out.mirror.Write(mustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := c.relink.relinkMirror(); err != nil || len(rep.Broken) != 0 {
-		t.Fatalf("second pass: %+v, %v", rep, err)
-	}
-	root := pages["http://example.test/"]
-	if got, want := mirrorFile(t, c, root), `<a href="b.html">b</a> <a href="http://example.test/c">c</a>`; got != want {
-		t.Errorf("index after /c went and /b came back: %q, want %q", got, want)
 	}
 }
 
