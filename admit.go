@@ -63,14 +63,14 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		// A page's requisite, and where a requisite redirects, is one
 		// too: fetched or checked for the page, never crawled from.
 		requisite := ln.kind == linkRequisite || (ln.kind == linkRedirect && parent.Requisite)
-		why := c.conf().scope.check(mustParse(canon.Request), canon.Origin, depth)
+		why := c.conf().scope.check(frontier.MustParse(canon.Request), canon.Origin, depth)
 		switch {
 		case why != rejectHost:
 		case requisite && c.requisiteWay(canon.Origin) != requisiteRefused,
 			!requisite && c.conf().Scope.CheckExternal:
 			// Of a host out of scope that scope.requisites allows, or
 			// asked once whether it works, and followed no further.
-			why = c.conf().scope.checkExternal(mustParse(canon.Request))
+			why = c.conf().scope.checkExternal(frontier.MustParse(canon.Request))
 		}
 		nest := requisiteNesting(parent, ln.kind)
 		if why == "" && requisite && nest > maxRequisiteNesting {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // answer turns a response into the visit's outcome: its inventory record,
@@ -24,7 +25,7 @@ func (c *Crawler) answer(ctx context.Context, l *frontier.Lease, resp *response,
 	}
 	page := c.pageOf(l, resp, prev, known)
 	page.FetchedAt = now
-	u := mustParse(l.Request)
+	u := frontier.MustParse(l.Request)
 	if !resp.archived {
 		ref, err := c.out.saveWARC(u, resp, resp.sent, page.WARC)
 		if err != nil {
@@ -142,7 +143,7 @@ func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response
 		// The body the mirror holds, maybe relinked since: a revisit
 		// of a server that sends no validators leaves it as it is.
 	default:
-		path, err := c.out.saveMirror(mustParse(l.Request), resp)
+		path, err := c.out.saveMirror(frontier.MustParse(l.Request), resp)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +187,7 @@ func location(l *frontier.Lease, resp *response) (*url.URL, string) {
 	if loc == "" {
 		return nil, "redirect without Location"
 	}
-	target, err := mustParse(l.Request).Parse(loc)
+	target, err := frontier.MustParse(l.Request).Parse(loc)
 	if err != nil {
 		return nil, "bad Location: " + err.Error()
 	}
@@ -200,7 +201,7 @@ func location(l *frontier.Lease, resp *response) (*url.URL, string) {
 // A page rendered (rd, without error) adds the links of its rendered
 // document and its script's routes, and its facts are the rendered ones.
 func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record, page *storage.Page, graph *[]storage.Link, rd *rendered) []frontier.Item {
-	base := mustParse(l.Request)
+	base := frontier.MustParse(l.Request)
 	ct := resp.header.Get("Content-Type")
 	switch {
 	case isHTML(ct, resp.body):
@@ -245,7 +246,7 @@ func (c *Crawler) follow(l *frontier.Lease, resp *response, rec *storage.Record,
 			return c.admit(l, requisitesOnly(e.links))
 		}
 		return c.admit(l, e.links)
-	case isCSS(ct) && c.keepsRequisites():
+	case links.IsCSSType(ct) && c.keepsRequisites():
 		found, cut := extractCSS(resp.body, base, c.conf().Scope.MaxLinksPerPage)
 		c.linksCut(l, rec, cut)
 		return c.admit(l, found)

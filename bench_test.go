@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // benchSite serves pages /0 … /n-1 of about 2 KB, each linking to ten
@@ -131,7 +133,7 @@ func docsPage() []byte {
 // crawl of such a site does for each page it fetches.
 func BenchmarkExtractDocs(b *testing.B) {
 	body := docsPage()
-	base := mustParse("http://docs.example/library/os.html")
+	base := frontier.MustParse("http://docs.example/library/os.html")
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	cpu0 := cpuTime()

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage/mirror"
 )
 
@@ -56,7 +57,7 @@ func TestMirrorShowsRequisitesInChromium(t *testing.T) {
 	www.Close() // from disk only: nothing may load from the live hosts
 	cdn.Close()
 
-	home := filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(mirror.Path(mustParse(www.URL+"/"), "text/html")))
+	home := filepath.Join(cfg.Output.MirrorDir, filepath.FromSlash(mirror.Path(frontier.MustParse(www.URL+"/"), "text/html")))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",

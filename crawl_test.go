@@ -161,7 +161,7 @@ func TestCrawlMirrorBrowsesOffline(t *testing.T) {
 	if err != nil || len(report.Broken) != 0 || report.Links < 5 {
 		t.Fatalf("CheckMirror: %+v, %v; want 5 or more links, none broken", report, err)
 	}
-	home := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/"), "text/html"))
+	home := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(s.URL+"/"), "text/html"))
 	body, err := os.ReadFile(home)
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func TestDaemonRevisits(t *testing.T) {
 		}
 	}
 	wait("the first pass", func() bool { return has("/b 200") && has("/news 200") })
-	bPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/b"), "text/html"))
+	bPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(s.URL+"/b"), "text/html"))
 	// The server answered /b before the crawler saved it: wait for the file.
 	wait("/b in the mirror after the first pass", func() bool { _, err := os.Stat(bPath); return err == nil })
 	s.mu.Lock()
@@ -159,7 +159,7 @@ func TestDaemonRevisits(t *testing.T) {
 	if r := inv[s.URL+"/d"]; !r.Gone || r.Status != 404 {
 		t.Errorf("/d's last record: %+v, want 404 and gone", r)
 	}
-	dPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(s.URL+"/d/"), "text/html"))
+	dPath := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(s.URL+"/d/"), "text/html"))
 	if _, err := os.Stat(dPath); err != nil {
 		t.Errorf("/d/ is not in the mirror: %v", err)
 	}

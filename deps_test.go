@@ -26,7 +26,7 @@ var allowedImports = map[string][]string{
 	"storage/warc":   {"github.com/klauspost/compress/"},
 	"storage/links":  {"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia", "golang.org/x/net/html/"}, // cascadia: goquery's selectors, compiled once
 	"storage/mirror": {module + "/storage/links"},
-	"storage/relink": {module + "/storage", module + "/storage/mirror", module + "/frontier"},
+	"storage/relink": {module + "/storage", module + "/storage/links", module + "/storage/mirror", module + "/frontier"},
 	"storage/report": {module + "/storage", module + "/frontier"},
 	"storage/render": {"github.com/chromedp/"},
 	"storage/lru":    {},

@@ -54,15 +54,7 @@ func isHTML(contentType string, body []byte) bool {
 	if strings.TrimSpace(contentType) == "" {
 		contentType = http.DetectContentType(body)
 	}
-	mt, _, _ := strings.Cut(strings.ToLower(contentType), ";")
-	mt = strings.TrimSpace(mt)
-	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// isCSS reports whether a response is a stylesheet.
-func isCSS(contentType string) bool {
-	mt, _, _ := strings.Cut(strings.ToLower(contentType), ";")
-	return strings.TrimSpace(mt) == "text/css"
+	return links.IsHTMLType(contentType)
 }
 
 // extractHTML reads an HTML page fetched from pageURL and returns its links,

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/links"
 	"golang.org/x/net/html"
@@ -442,7 +443,7 @@ func TestLinkGraph(t *testing.T) {
 // The resolver gives what resolveLink gives, less the fragment, however
 // often and in whatever order a page repeats a reference.
 func TestResolverMatchesResolveLink(t *testing.T) {
-	base := mustParse("http://example.com/a/b.html?q=1")
+	base := frontier.MustParse("http://example.com/a/b.html?q=1")
 	refs := []string{
 		"c.html", "c.html#x", " c.html#y ", "c.html#%zz", "c.html#%4", "c.html#%41", "c.html#a\x01b",
 		"#top", "", "  ", "../d/", "../d/#", "?x=1#f", "//other.example/p#f", "mailto:a@b#c",

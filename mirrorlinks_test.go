@@ -28,7 +28,7 @@ func crawlMirror(t *testing.T, s *testSite) string {
 // mirrorText reads the mirror file of the page at uri on the site.
 func mirrorText(t *testing.T, dir string, s *testSite, uri string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mirror.Path(mustParse(s.URL+uri), "text/html"))))
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mirror.Path(frontier.MustParse(s.URL+uri), "text/html"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestRelinkRewritesASharedFileOnceAcrossPasses(t *testing.T) {
 		}
 		pages = append(pages, p)
 	}
-	sheet := mustParse("http://example.test/css/site")
+	sheet := frontier.MustParse("http://example.test/css/site")
 	rel, err := c.out.mirror.Write(sheet, "text/css", strings.NewReader("a{}"))
 	if err != nil {
 		t.Fatal(err)

@@ -215,7 +215,7 @@ func (o *outputs) archived(rawURL string, ref warc.Ref) bool {
 	if o.index == nil {
 		return false
 	}
-	_, ok, err := o.index.ByURL(mustParse(rawURL).String())
+	_, ok, err := o.index.ByURL(frontier.MustParse(rawURL).String())
 	return ok && err == nil
 }
 

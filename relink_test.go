@@ -32,7 +32,7 @@ func newRelinker(t *testing.T) (*Crawler, func(raw, body string) storage.Page) {
 	t.Cleanup(func() { c.Close() })
 	return c, func(raw, body string) storage.Page {
 		t.Helper()
-		rel, err := c.out.mirror.Write(mustParse(raw), "text/html", strings.NewReader(body))
+		rel, err := c.out.mirror.Write(frontier.MustParse(raw), "text/html", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func testKeepsRelinkedFile(t *testing.T, keepGone bool, answer http.HandlerFunc)
 		cfg.Daemon.Recrawl = 300 * time.Millisecond
 	}, srv.URL+"/")
 	stop := runInBackground(c)
-	bFile := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/d/b"), "text/html"))
+	bFile := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(srv.URL+"/d/b"), "text/html"))
 	read := func() string { b, _ := os.ReadFile(bFile); return string(b) }
 	wait := func(what string, cond func() bool) {
 		t.Helper()
@@ -286,9 +286,9 @@ func TestDaemonRelinksWhenIdle(t *testing.T) {
 	defer srv.Close()
 	c, cfg := newRelinkDaemon(t, 10*time.Millisecond, nil, srv.URL+"/")
 	stop := runInBackground(c)
-	slow := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/slow"), "text/html"))
+	slow := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(srv.URL+"/slow"), "text/html"))
 	poll(func() bool { _, err := os.Stat(slow); return err == nil })
-	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(srv.URL+"/"), "text/html"))
 	relinked := poll(func() bool { // relink passes after /slow is saved
 		got, _ := os.ReadFile(index)
 		return strings.Contains(string(got), `href="slow.html"`)
@@ -363,7 +363,7 @@ func TestDaemonRelinkPeriodFollowsReload(t *testing.T) {
 	srv := linkToBSite(t)
 	c, cfg := newRelinkDaemon(t, time.Hour, nil, srv.URL+"/")
 	waitRelinked(t, c, cfg, srv.URL, func() {
-		b := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/b"), "text/html"))
+		b := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(srv.URL+"/b"), "text/html"))
 		if !poll(func() bool { _, err := os.Stat(b); return err == nil }) {
 			t.Errorf("/b not saved in %v", patience)
 			return
@@ -384,7 +384,7 @@ func waitRelinked(t *testing.T, c *Crawler, cfg Config, base string, started fun
 	if started != nil {
 		started()
 	}
-	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(base+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(base+"/"), "text/html"))
 	var got []byte
 	poll(func() bool {
 		got, _ = os.ReadFile(index)
@@ -435,7 +435,7 @@ func TestDaemonRelinkWaitsForRetryAfter(t *testing.T) {
 		t.Error(err)
 	}
 	c.Close()
-	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(mustParse(srv.URL+"/"), "text/html"))
+	index := filepath.Join(cfg.Output.MirrorDir, mirror.Path(frontier.MustParse(srv.URL+"/"), "text/html"))
 	if got, _ := os.ReadFile(index); !strings.Contains(string(got), `href="b.html"`) {
 		t.Errorf("the index links to /b as %q", got)
 	}

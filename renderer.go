@@ -85,7 +85,7 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 	// scope.exclude, the length and the trap guards refuse is never asked
 	// (a script's /logout or a tracking URL); include and max_depth say
 	// which pages are crawled, not what a page loads.
-	if why := cfg.scope.checkExternal(mustParse(canon.Request)); why != "" {
+	if why := cfg.scope.checkExternal(frontier.MustParse(canon.Request)); why != "" {
 		c.obs.reject(why)
 		return nil, fmt.Errorf("%w: out of scope: %s", render.ErrRefused, why)
 	}
@@ -113,7 +113,7 @@ func (n renderNet) RoundTrip(ctx context.Context, r render.Request) (*render.Res
 	if resp.undecoded != "" {
 		return nil, fmt.Errorf("body in an unsupported Content-Encoding %q", resp.undecoded)
 	}
-	if _, err := c.out.saveWARC(mustParse(canon.Request), resp, resp.sent, warc.Ref{}); err != nil {
+	if _, err := c.out.saveWARC(frontier.MustParse(canon.Request), resp, resp.sent, warc.Ref{}); err != nil {
 		c.writeFailed(&writeError{output: "output.warc", err: err})
 		return nil, err
 	}

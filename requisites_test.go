@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/storage"
 	"github.com/politecrawl/crawler/storage/mirror"
@@ -138,7 +139,7 @@ func TestRequisitesOnOtherHosts(t *testing.T) {
 		t.Fatalf("mirror.Check: %+v, %v; want no broken link", report, err)
 	}
 	for _, raw := range []string{s.cdn.URL + "/fonts/f.woff2", s.cdn.URL + "/img/logo-2x.png", s.third.URL + "/pub.png"} {
-		u := mustParse(raw)
+		u := frontier.MustParse(raw)
 		p := mirror.Path(u, "")
 		if !strings.HasPrefix(p, u.Host+"/") {
 			t.Errorf("%s is kept at %s, not under its host's directory", raw, p)
@@ -148,7 +149,7 @@ func TestRequisitesOnOtherHosts(t *testing.T) {
 		}
 	}
 	home := mirrorFileText(t, cfg.Output.MirrorDir, s.www.URL+"/", "text/html")
-	cdnHost := mustParse(s.cdn.URL).Host
+	cdnHost := frontier.MustParse(s.cdn.URL).Host
 	for _, want := range []string{`href="../` + cdnHost + `/css/site.css"`, `src="../` + cdnHost + `/js/app.js"`,
 		`url(../` + cdnHost + `/img/hero.jpg)`, `../` + cdnHost + `/img/logo-2x.png 2x`} {
 		if !strings.Contains(home, want) {
@@ -167,7 +168,7 @@ func TestRequisitesOnOtherHosts(t *testing.T) {
 // mirrorFileText reads the mirror file of raw fetched as ctype.
 func mirrorFileText(t *testing.T, dir, raw, ctype string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mirror.Path(mustParse(raw), ctype))))
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(mirror.Path(frontier.MustParse(raw), ctype))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestRequisitesSameOrPatterns(t *testing.T) {
 		{"any, WARC only", func(requisiteSite) Requisites { return Requisites{RequisitesAny} }, true, true, true},
 		{"same", func(requisiteSite) Requisites { return Requisites{RequisitesSame} }, false, false, false},
 		{"origin", func(s requisiteSite) Requisites { return Requisites{s.cdn.URL} }, true, false, false},
-		{"host:port", func(s requisiteSite) Requisites { return Requisites{mustParse(s.third.URL).Host} }, false, true, false},
+		{"host:port", func(s requisiteSite) Requisites { return Requisites{frontier.MustParse(s.third.URL).Host} }, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newRequisiteSite(t)
@@ -315,7 +316,7 @@ func TestRequisiteGrammar(t *testing.T) {
 <input type="image" src="/r/button.png"><input type="text" src="/not/a/requisite">
 <a href="/not/a/requisite-either">a</a>
 </body></html>`)
-	base := mustParse("https://example.com/page")
+	base := frontier.MustParse("https://example.com/page")
 	got := map[string]bool{}
 	for _, ln := range extractHTML(body, "text/html", base, "ExampleBot", 0).links {
 		if ln.kind == linkRequisite {
@@ -337,7 +338,7 @@ func TestRequisiteGrammar(t *testing.T) {
 		}
 	}
 	css, _ := extractCSS([]byte(`@import url("fonts.css"); @font-face { src: url(../f/a.woff2) format("woff2"), url('../f/a.woff') }`),
-		mustParse("https://cdn.example/css/site.css"), 0)
+		frontier.MustParse("https://cdn.example/css/site.css"), 0)
 	var paths []string
 	for _, ln := range css {
 		if ln.kind != linkRequisite {

@@ -219,7 +219,7 @@ func TestSharedRobotsAgeFromOriginalRequest(t *testing.T) {
 	ctx := context.Background()
 	// Another host's robots.txt redirected to b's, asked for at t0 and
 	// answered at t0+0.4s.
-	c.hosts.share.put(originOf(mustParse(b.URL))+"/robots.txt", "http://127.0.0.9:9", robots.Fetch{Status: 200,
+	c.hosts.share.put(originOf(frontier.MustParse(b.URL))+"/robots.txt", "http://127.0.0.9:9", robots.Fetch{Status: 200,
 		Body: []byte(body), MaxAge: time.Second, HasMaxAge: true}, t0, t0.Add(400*time.Millisecond))
 
 	clock.advance(500 * time.Millisecond)

@@ -130,12 +130,12 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 		if c.out.warc != nil {
 			// The record holding the page's payload, for the revisits
 			// of the WARC writer (identical bodies, a 304).
-			warcHook = c.state.Digests.AddHook(mustParse(l.Request).String(), o.page.WARC)
+			warcHook = c.state.Digests.AddHook(frontier.MustParse(l.Request).String(), o.page.WARC)
 		} else if o.page.WARC.TargetURI == "" {
 			// A body no WARC holds (this run keeps none): what an
 			// earlier run archived for the URL is no original for a 304
 			// to its new validators.
-			warcHook = c.state.Digests.ForgetHook(mustParse(l.Request).String())
+			warcHook = c.state.Digests.ForgetHook(frontier.MustParse(l.Request).String())
 		}
 	}
 	fo.Hook = storage.Hooks(pageHook, chainHook, warcHook)

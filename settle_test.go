@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // A URL is done only once its inventory record is written: with the
@@ -103,7 +105,7 @@ func TestParkedHostTriedAgainNextRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	origin := originOf(mustParse(s.URL))
+	origin := originOf(frontier.MustParse(s.URL))
 	if _, err := c.front.Add(c.seedItems()); err != nil {
 		t.Fatal(err)
 	}

@@ -140,16 +140,6 @@ func errorText(err error) string {
 	return err.Error()
 }
 
-// mustParse parses a URL the frontier made valid; it cannot fail, and an
-// empty URL stands in if it ever did.
-func mustParse(raw string) *url.URL {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
-}
-
 // bodyLimit is how much of a body is read: fetch.max_body, or for a
 // sitemap at least sitemap_limits.max_bytes, so the sitemap's own cap
 // decides.

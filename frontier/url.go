@@ -3,6 +3,7 @@ package frontier
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -439,4 +440,15 @@ func join(scheme, host, port, path, query string, hasQuery bool) string {
 		b.WriteString(query)
 	}
 	return b.String()
+}
+
+// MustParse parses a URL the frontier made valid (a URL's Request, a
+// lease's Referrer); it cannot fail, and an empty URL stands in if it ever
+// did.
+func MustParse(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/links"
 	"github.com/politecrawl/crawler/storage/mirror"
 )
 
@@ -32,7 +34,7 @@ func (r *Relinker) unlinkGone(broken []mirror.BrokenLink) (changed, left int, er
 		case need[p.MirrorPath] && p.Relinked:
 			owner[p.MirrorPath] = p // its relative links are mirror paths
 		case p.MirrorPath == "" && (p.Status == 404 || p.Status == 410):
-			at := mirror.Path(mustParse(p.URL), p.ContentType)
+			at := mirror.Path(frontier.MustParse(p.URL), p.ContentType)
 			gone[at], gone[mirror.AsidePath(at)] = p.URL, p.URL // where Locate may have put it
 		}
 		return nil
@@ -82,10 +84,10 @@ func (r *Relinker) unlinkIdle(root *os.Root, file, key string, gone func(string)
 	if err != nil {
 		return false, false, err
 	}
-	body, n := mirror.UnlinkGone(root, body, file, isCSS(p.ContentType), gone)
+	body, n := mirror.UnlinkGone(root, body, file, links.IsCSSType(p.ContentType), gone)
 	if n == 0 {
 		return false, false, nil
 	}
-	_, err = m.Write(mustParse(p.URL), p.ContentType, bytes.NewReader(body))
+	_, err = m.Write(frontier.MustParse(p.URL), p.ContentType, bytes.NewReader(body))
 	return err == nil, false, err
 }

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/storage"
+	"github.com/politecrawl/crawler/storage/links"
 	"github.com/politecrawl/crawler/storage/mirror"
 )
 
@@ -102,7 +102,7 @@ func (r *Relinker) relinkPages(known map[string]mirror.Known) (done, busy int, e
 	for {
 		var batch []storage.Page
 		err = r.Pages.ForEach(func(p storage.Page) error {
-			if p.MirrorPath != "" && !p.Relinked && (isHTML(p.ContentType) || isCSS(p.ContentType)) {
+			if p.MirrorPath != "" && !p.Relinked && (links.IsHTMLType(p.ContentType) || links.IsCSSType(p.ContentType)) {
 				batch = append(batch, p)
 			}
 			if len(batch) == relinkBatch {
@@ -263,7 +263,7 @@ var errBatchFull = errors.New("batch full")
 // It returns the path written and what mirror.CheckKnown may know of the
 // file (Info nil: nothing).
 func (r *Relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bool)) (string, mirror.Known, error) {
-	u := mustParse(p.URL)
+	u := frontier.MustParse(p.URL)
 	m := r.Mirror
 	self, err := m.Locate(u, p.ContentType)
 	if err != nil {
@@ -276,7 +276,7 @@ func (r *Relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bo
 	if p.Hash != "" && storage.ContentHash(body) != p.Hash {
 		return "", mirror.Known{}, nil
 	}
-	k := mirror.Known{CSS: isCSS(p.ContentType)}
+	k := mirror.Known{CSS: links.IsCSSType(p.ContentType)}
 	if k.CSS {
 		body, _, k.Refs = mirror.RewriteCSSRefs(body, u, self, located)
 	} else {
@@ -343,34 +343,8 @@ func (r *Relinker) mirrored(target *url.URL) (string, bool) {
 		if p.MirrorPath == "" {
 			return "", false
 		}
-		path, err := r.Mirror.Locate(mustParse(p.URL), p.ContentType)
+		path, err := r.Mirror.Locate(frontier.MustParse(p.URL), p.ContentType)
 		return path, err == nil
 	}
 	return "", false
-}
-
-// isHTML reports whether a page record's Content-Type is HTML, as the
-// engine reads a type with no body to sniff: a record with none is not.
-func isHTML(contentType string) bool {
-	mt := mediaType(contentType)
-	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// isCSS reports whether a page record's Content-Type is a stylesheet.
-func isCSS(contentType string) bool { return mediaType(contentType) == "text/css" }
-
-// mediaType is contentType's media type, lower-cased, without parameters.
-func mediaType(contentType string) string {
-	mt, _, _ := strings.Cut(strings.ToLower(contentType), ";")
-	return strings.TrimSpace(mt)
-}
-
-// mustParse parses a URL the frontier made valid; it cannot fail, and an
-// empty URL stands in if it ever did.
-func mustParse(raw string) *url.URL {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
 }

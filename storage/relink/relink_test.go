@@ -56,7 +56,7 @@ func newRelinker(t *testing.T) (*Relinker, *held, func(raw, body string) storage
 	}
 	return r, h, func(raw, body string) storage.Page {
 		t.Helper()
-		rel, err := m.Write(mustParse(raw), "text/html", strings.NewReader(body))
+		rel, err := m.Write(frontier.MustParse(raw), "text/html", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func relinkedIndex(t *testing.T, index string) (*Relinker, map[string]storage.Pa
 // removes its mirror file and records it gone, keeping its type.
 func markGone(t *testing.T, r *Relinker, p storage.Page) {
 	t.Helper()
-	if err := r.Mirror.Remove(mustParse(p.URL), p.ContentType); err != nil {
+	if err := r.Mirror.Remove(frontier.MustParse(p.URL), p.ContentType); err != nil {
 		t.Fatal(err)
 	}
 	p.Status, p.MirrorPath = 404, ""
@@ -185,7 +185,7 @@ func TestRelinkUnlinksOnlyBrokenLinks(t *testing.T) {
 	markGone(t, r, pages["http://example.test/b"])
 	markGone(t, r, pages["http://example.test/c"])
 	// /b is back: a worker has saved its file and not yet its record.
-	if _, err := r.Mirror.Write(mustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
+	if _, err := r.Mirror.Write(frontier.MustParse("http://example.test/b"), "text/html", strings.NewReader("b")); err != nil {
 		t.Fatal(err)
 	}
 	if rep, _, err := r.Pass(); err != nil || len(rep.Broken) != 0 {
@@ -224,28 +224,6 @@ func TestPassFollowsRedirectsUpToMax(t *testing.T) {
 		}
 		if got := mirrorFile(t, r, index); got != tc.want {
 			t.Errorf("max_redirects %d: index %q, want %q", tc.max, got, tc.want)
-		}
-	}
-}
-
-// The media types a pass relinks are the engine's: HTML and XHTML, CSS,
-// whatever their parameters and case; nothing without a type.
-func TestRelinkableTypes(t *testing.T) {
-	for ct, want := range map[string][2]bool{
-		"text/html":                      {true, false},
-		" Text/HTML ; charset=utf-8":     {true, false},
-		"application/xhtml+xml":          {true, false},
-		"text/css; charset=utf-8":        {false, true},
-		"":                               {false, false},
-		"text/plain":                     {false, false},
-		"application/xhtml+xml-ish":      {false, false},
-		"text/cssx":                      {false, false},
-		"TEXT/CSS":                       {false, true},
-		"text/html\x00":                  {false, false},
-		"application/octet-stream; text": {false, false},
-	} {
-		if got := [2]bool{isHTML(ct), isCSS(ct)}; got != want {
-			t.Errorf("%q: isHTML, isCSS = %v, want %v", ct, got, want)
 		}
 	}
 }
