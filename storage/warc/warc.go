@@ -101,9 +101,9 @@ type Ref struct {
 // A file is rotated once it reaches MaxSize, between exchanges, so that a
 // request and its response share a file: a file exceeds MaxSize by at most
 // one exchange. Every exchange is flushed to the file before WriteExchange
-// returns. After a write error the file is abandoned and the next exchange
-// starts a new one, so a failure never leaves a torn record in the middle
-// of a file.
+// returns. After a write error (a full disk) the file is cut back to its
+// last whole exchange and abandoned, and the next exchange starts a new
+// one, so a failure leaves no torn record in a file.
 type Writer struct {
 	opts Options
 
@@ -377,6 +377,7 @@ func (w *Writer) write(date time.Time, reqFields []field, reqHead []byte, respFi
 	if err := w.ready(date); err != nil {
 		return err
 	}
+	start := w.count.n // the last exchange was flushed
 	_, _, err := w.writeRecord(reqFields, reqHead)
 	var offset, length int64
 	if err == nil {
@@ -387,7 +388,7 @@ func (w *Writer) write(date time.Time, reqFields []field, reqHead []byte, respFi
 	}
 	if err != nil {
 		name := w.f.Name()
-		w.closeFile() // abandon the file; its error is already the story
+		w.abandon(start) // its error is already the story
 		return fmt.Errorf("warc %s: %w", filepath.Base(name), err)
 	}
 	get := func(name string) string {
@@ -465,7 +466,9 @@ func (w *Writer) openFile(date time.Time) error {
 		err = w.bw.Flush()
 	}
 	if err != nil {
-		w.closeFile()
+		w.abandon(0)
+		os.Remove(f.Name())
+		os.Remove(IndexPath(f.Name()))
 		return fmt.Errorf("warc %s: %w", filepath.Base(f.Name()), err)
 	}
 	w.infoID = id
@@ -494,6 +497,16 @@ func (w *Writer) warcinfo() []byte {
 		put(k, w.opts.Info[k])
 	}
 	return b.Bytes()
+}
+
+// abandon cuts the current file back to end, where its last whole record
+// ends, dropping what a failed write (a full disk) left of the records
+// after it, and closes it: the file reads whole, and the next exchange
+// begins a file of its own.
+func (w *Writer) abandon(end int64) {
+	w.f.Truncate(end) // on failure, the tail is a torn record a reader reports
+	w.bw.Reset(io.Discard)
+	w.closeFile()
 }
 
 // closeFile flushes and closes the current file, if any, and writes its

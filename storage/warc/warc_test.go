@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -633,4 +634,46 @@ func mustParse(t testing.TB, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// failingWriter writes n bytes, then fails as a full disk does.
+type failingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	k := min(len(p), f.n)
+	k, _ = f.w.Write(p[:k])
+	f.n -= k
+	if k < len(p) {
+		return k, syscall.ENOSPC
+	}
+	return k, nil
+}
+
+// TestWARCFullDisk fails a write halfway through an exchange: the file is
+// cut back to the exchange before, and reads whole, index and all.
+func TestWARCFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	w := newTestWARC(t, dir, 0)
+	if _, err := w.WriteExchange(exchange(t, "http://h/a", 200, "first"), Ref{}); err != nil {
+		t.Fatal(err)
+	}
+	w.count.w = &failingWriter{w: w.f, n: 100}
+	if _, err := w.WriteExchange(exchange(t, "http://h/b", 200, "second"), Ref{}); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("write on a full disk: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readWARCDir(t, dir) // fails on a torn record
+	if len(recs) != 3 || recs[2].header.Get("WARC-Target-URI") != "http://h/a" {
+		t.Fatalf("%d records after a full disk, want warcinfo, request, response of /a", len(recs))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	lines, err := IndexFile(files[0])
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("index of the cut file: %d lines, %v", len(lines), err)
+	}
 }
