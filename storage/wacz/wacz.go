@@ -41,9 +41,10 @@ type Options struct {
 
 // Write writes to w a WACZ package of the WARC files (NAME.warc.gz) in
 // warcDir, with pages as its entry points (those of no indexed URL left
-// out; nil means the index's 200 HTML records, without titles). It reads each WARC file twice (its digest and CRC first, so that
-// the zip's local headers carry its size), and holds the merged index in
-// memory.
+// out; nil means the index's 200 HTML records, without titles). It reads
+// each WARC file twice (its digest and CRC first, so that the zip's local
+// headers carry its size), and holds the merged index's lines in memory
+// once, to sort them.
 func Write(w io.Writer, warcDir string, pages []Page, opts Options) error {
 	names, err := filepath.Glob(filepath.Join(warcDir, "*.warc.gz"))
 	if err != nil {
@@ -68,15 +69,19 @@ func Write(w io.Writer, warcDir string, pages []Page, opts Options) error {
 		lines = append(lines, ls...)
 	}
 	slices.Sort(lines) // bytewise, as LC_ALL=C sort
-	var index bytes.Buffer
 	indexed := map[string]bool{}
-	for _, l := range lines {
-		index.WriteString(l + "\n")
-		if u, ok := entryURL(l); ok {
-			indexed[u] = true
+	// Streamed into the zip: the index is not held twice.
+	res, err := addFile(zw, "indexes/index.cdxj", func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, l := range lines {
+			bw.WriteString(l)
+			bw.WriteByte('\n')
+			if u, ok := entryURL(l); ok {
+				indexed[u] = true
+			}
 		}
-	}
-	res, err := addBytes(zw, "indexes/index.cdxj", index.Bytes())
+		return bw.Flush()
+	})
 	if err != nil {
 		return err
 	}
@@ -167,16 +172,36 @@ func addWARC(zw *zip.Writer, name string) (resource, []string, error) {
 
 // addBytes deflates data into the zip at path.
 func addBytes(zw *zip.Writer, path string, data []byte) (resource, error) {
+	return addFile(zw, path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// addFile deflates what write writes into the zip at path.
+func addFile(zw *zip.Writer, path string, write func(io.Writer) error) (resource, error) {
 	out, err := zw.CreateHeader(&zip.FileHeader{Name: path, Method: zip.Deflate, Modified: time.Now()})
 	if err != nil {
 		return resource{}, err
 	}
-	if _, err := out.Write(data); err != nil {
+	sum := sha256.New()
+	n := &countWriter{w: io.MultiWriter(out, sum)}
+	if err := write(n); err != nil {
 		return resource{}, err
 	}
-	sum := sha256.New()
-	sum.Write(data)
-	return resource{Name: filepath.Base(path), Path: path, Hash: label(sum), Bytes: int64(len(data))}, nil
+	return resource{Name: filepath.Base(path), Path: path, Hash: label(sum), Bytes: n.n}, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func label(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil)) }
