@@ -2,10 +2,12 @@ package warc_test
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,7 +187,7 @@ func TestArchiveIndexRebuilt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// No Close: the process was killed. A torn record follows.
+	warc.Kill(w) // no Close: the process was killed. A torn record follows.
 	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
 	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -285,7 +287,7 @@ func TestArchiveTornTailCut(t *testing.T) {
 		http.Header{"Content-Type": {"text/html"}}, []byte("body")), warc.Ref{}); err != nil {
 		t.Fatal(err)
 	}
-	// No Close: the process was killed while writing the next record.
+	warc.Kill(w) // no Close: the process was killed while writing the next record.
 	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
 	whole, _ := os.Stat(files[0])
 	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
@@ -301,6 +303,46 @@ func TestArchiveTornTailCut(t *testing.T) {
 	w2.Close()
 	if fi, _ := os.Stat(files[0]); fi.Size() != whole.Size() {
 		t.Errorf("%s is %d bytes after the next writer began; want %d, its whole records", filepath.Base(files[0]), fi.Size(), whole.Size())
+	}
+	warctest.Check(t, dir)
+}
+
+// TestArchiveOpenFileLeftAlone starts a writer beside one still writing
+// in the same directory: the file the first holds open is not indexed
+// (nor cut) by the second, and the first indexes it whole when it closes.
+func TestArchiveOpenFileLeftAlone(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no file locks: see lock_other.go")
+	}
+	dir := t.TempDir()
+	a, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(w *warc.Writer, p string) {
+		t.Helper()
+		if _, err := w.WriteExchange(ex("http://example.com"+p, 0, 200,
+			http.Header{"Content-Type": {"text/html"}}, []byte("body "+p)), warc.Ref{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a, "/a1")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	b, err := warc.NewWriter(warc.Options{Dir: dir, Software: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(warc.IndexPath(files[0])); !os.IsNotExist(err) {
+		t.Fatalf("a second writer indexed the file the first is writing: %v", err)
+	}
+	write(a, "/a2")
+	write(b, "/b1")
+	if err := errors.Join(a.Close(), b.Close()); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := warc.IndexFile(files[0])
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("the first writer's file: %d records indexed, %v", len(lines), err)
 	}
 	warctest.Check(t, dir)
 }

@@ -164,9 +164,12 @@ func indexMissing(dir, prefix string) error {
 		if _, err := os.Stat(IndexPath(name)); !errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		lines, err := indexCut(name)
+		lines, open, err := indexCut(name)
 		if err != nil {
 			return err
+		}
+		if open {
+			continue // another writer's, which indexes it when it closes it
 		}
 		if err := writeIndex(IndexPath(name), lines); err != nil {
 			return err
@@ -179,21 +182,26 @@ func indexMissing(dir, prefix string) error {
 // path, and cuts its torn last record off it, as the inventory's is cut:
 // the file then reads whole (and a WACZ made of it), and no writer will
 // append to it, the next run beginning a file of its own. A file that
-// cannot be written is indexed as it is, what is before a tear only.
-func indexCut(path string) ([]string, error) {
+// cannot be written is indexed as it is, what is before a tear only. A
+// file another writer still holds open (its lock, lockFile) is left
+// alone: open is true, and it is neither read nor cut.
+func indexCut(path string) (lines []string, open bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		lines, _ := IndexFile(path)
-		return lines, nil
+		return lines, false, nil
 	}
 	defer f.Close()
+	if !lockFile(f) {
+		return nil, true, nil
+	}
 	lines, end, torn := IndexRecords(f, filepath.Base(path))
 	if torn != nil {
 		if err := f.Truncate(end); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return lines, nil
+	return lines, false, nil
 }
 
 // lastSerial returns the highest serial number among dir's WARC files with
@@ -450,6 +458,7 @@ func (w *Writer) openFile(date time.Time) error {
 	if err != nil {
 		return fmt.Errorf("warc: %w", err)
 	}
+	lockFile(f) // released when f is closed
 	w.f = f
 	w.count = countingWriter{w: f}
 	w.bw = bufio.NewWriterSize(&w.count, 64<<10)
