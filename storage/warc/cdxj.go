@@ -103,10 +103,42 @@ func parseHTTPHead(head []byte) (string, http.Header) {
 	return fields[1], h
 }
 
-// writeIndex writes the lines, sorted bytewise as `LC_ALL=C sort` sorts
-// them, to path through a temporary file renamed into place, so that
-// path is either absent or complete.
-func writeIndex(path string, lines []string) error {
+// indexSpill is how many lines of the open file's index the writer holds
+// in memory (some 300 bytes each): past it, they go sorted to a run file
+// beside the index (spillIndex), and the runs are merged into the index
+// when the file is closed, so that a file of small records (a recrawl's
+// revisits) does not hold a line per record in memory up to its MaxSize.
+const indexSpill = 1 << 16
+
+// spillIndex writes the lines, sorted, to a new run file of the index at
+// path and returns its name.
+func spillIndex(path string, lines []string) (string, error) {
+	slices.Sort(lines)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".run*")
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriter(f)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteByte('\n')
+	}
+	err = bw.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// writeIndex writes the lines and those of the run files (spillIndex),
+// sorted bytewise as `LC_ALL=C sort` sorts them, to path through a
+// temporary file renamed into place, so that path is either absent or
+// complete.
+func writeIndex(path string, lines, runs []string) error {
 	slices.Sort(lines)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -114,9 +146,8 @@ func writeIndex(path string, lines []string) error {
 	}
 	bw := bufio.NewWriter(tmp)
 	err = tmp.Chmod(0o644) // as the WARC files: CreateTemp makes it 0600
-	for _, l := range lines {
-		bw.WriteString(l)
-		bw.WriteByte('\n')
+	if err == nil {
+		err = mergeLines(bw, lines, runs)
 	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
@@ -134,6 +165,72 @@ func writeIndex(path string, lines []string) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// mergeLines writes to w, one a line and in order, the sorted lines merged
+// with the lines of the sorted run files.
+func mergeLines(w *bufio.Writer, lines, runs []string) error {
+	type source struct {
+		line string
+		next func() (string, bool, error)
+	}
+	var srcs []*source
+	add := func(next func() (string, bool, error)) error {
+		l, ok, err := next()
+		if ok {
+			srcs = append(srcs, &source{l, next})
+		}
+		return err
+	}
+	add(func() (string, bool, error) {
+		if len(lines) == 0 {
+			return "", false, nil
+		}
+		l := lines[0]
+		lines = lines[1:]
+		return l, true, nil
+	})
+	for _, name := range runs {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		br := bufio.NewReader(f)
+		err = add(func() (string, bool, error) {
+			l, err := br.ReadString('\n')
+			switch {
+			case errors.Is(err, io.EOF) && l == "":
+				return "", false, nil
+			case err != nil: // a run ends with a newline
+				return "", false, fmt.Errorf("%s: %w", filepath.Base(name), noEOF(err))
+			}
+			return l[:len(l)-1], true, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for len(srcs) > 0 {
+		m := 0
+		for i, s := range srcs { // a run per 64Ki records: few enough to scan
+			if s.line < srcs[m].line {
+				m = i
+			}
+		}
+		w.WriteString(srcs[m].line)
+		w.WriteByte('\n')
+		l, ok, err := srcs[m].next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			srcs[m].line = l
+		} else {
+			srcs = slices.Delete(srcs, m, m+1)
+		}
+	}
+	return nil
 }
 
 // IndexPath is the path of the CDXJ index of the WARC file at path.

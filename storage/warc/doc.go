@@ -36,11 +36,13 @@
 // mime, status, digest, length and offset (of the record's gzip member)
 // and filename, lines sorted as `LC_ALL=C sort` sorts them. It is written
 // when the file is closed (rotated, or the writer closed), from lines kept
-// in memory (some 300 bytes a record); NewWriter writes the index of any
-// file a killed run left without one, from its records (IndexFile), up to
-// a torn last record, which it cuts off; a file another writer holds open
-// in the same directory (an advisory lock, on Unix) is left to it. Request records are not indexed (the crawler makes
-// no POST for a replay tool to match). The lines are those webrecorder's
+// in memory (some 300 bytes a record), 64Ki at most, the rest spilled
+// sorted to run files beside it and merged at close. NewWriter writes the
+// index of any file a killed run left without one, from its records
+// (IndexFile), up to a torn last record, which it cuts off; a file another
+// writer holds open in the same directory (an advisory lock, on Unix) is
+// left to it. Request records are not indexed (the crawler makes no POST
+// for a replay tool to match). The lines are those webrecorder's
 // warcio.js (`warcio cdx-index`) makes of the same file, byte for byte:
 // the digest without its "sha1:", the SURT key as warcio.js makes it
 // (TestWarcioAgrees checks it when node and warcio are at hand).

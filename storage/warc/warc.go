@@ -115,8 +115,12 @@ type Writer struct {
 	gz     *gzip.Writer
 	infoID string // WARC-Record-ID of the current file's warcinfo
 	head   bytes.Buffer
-	lines  []string // the CDXJ lines of the current file
-	closed bool
+	lines  []string // the CDXJ lines of the current file not yet in runs
+	runs   []string // run files of the current file's index (spillIndex)
+	// spillAt is how many lines are held before they go to a run:
+	// indexSpill, less in tests.
+	spillAt int
+	closed  bool
 }
 
 // NewWriter returns a writer into opts.Dir. It opens no file until the
@@ -149,7 +153,7 @@ func NewWriter(opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}
-	return &Writer{opts: opts, serial: serial, gz: gz}, nil
+	return &Writer{opts: opts, serial: serial, gz: gz, spillAt: indexSpill}, nil
 }
 
 // indexMissing writes the CDXJ index of every WARC file of dir with the
@@ -171,7 +175,11 @@ func indexMissing(dir, prefix string) error {
 		if open {
 			continue // another writer's, which indexes it when it closes it
 		}
-		if err := writeIndex(IndexPath(name), lines); err != nil {
+		runs, _ := filepath.Glob(filepath.Join(dir, "."+filepath.Base(IndexPath(name))+".run*"))
+		for _, run := range runs { // the killed run's spilled lines: these are whole
+			os.Remove(run)
+		}
+		if err := writeIndex(IndexPath(name), lines, nil); err != nil {
 			return err
 		}
 	}
@@ -410,6 +418,13 @@ func (w *Writer) write(date time.Time, reqFields []field, reqHead []byte, respFi
 	if e, ok := indexEntry(get, respBlock[0], offset, length, filepath.Base(w.f.Name())); ok {
 		w.lines = append(w.lines, e.Line())
 	}
+	if len(w.lines) >= w.spillAt {
+		// On failure the lines stay in memory; a full disk tells at
+		// the next write.
+		if run, err := spillIndex(IndexPath(w.f.Name()), w.lines); err == nil {
+			w.runs, w.lines = append(w.runs, run), nil
+		}
+	}
 	return nil
 }
 
@@ -528,10 +543,13 @@ func (w *Writer) closeFile() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	if ierr := writeIndex(IndexPath(w.f.Name()), w.lines); err == nil && ierr != nil {
+	if ierr := writeIndex(IndexPath(w.f.Name()), w.lines, w.runs); err == nil && ierr != nil {
 		err = fmt.Errorf("index: %w", ierr)
 	}
-	w.f, w.bw, w.lines = nil, nil, nil
+	for _, run := range w.runs {
+		os.Remove(run)
+	}
+	w.f, w.bw, w.lines, w.runs = nil, nil, nil, nil
 	return err
 }
 

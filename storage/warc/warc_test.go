@@ -677,3 +677,67 @@ func TestWARCFullDisk(t *testing.T) {
 		t.Fatalf("index of the cut file: %d lines, %v", len(lines), err)
 	}
 }
+
+// TestWARCIndexSpilled holds two index lines in memory at most: the rest
+// go to sorted runs, merged at close into the index a file's records
+// give, sorted, with no run left behind.
+func TestWARCIndexSpilled(t *testing.T) {
+	dir := t.TempDir()
+	w := newTestWARC(t, dir, 0)
+	w.spillAt = 2
+	for _, p := range []string{"/e", "/b", "/d", "/a", "/c", "/f", "/b"} {
+		if _, err := w.WriteExchange(exchange(t, "http://h"+p, 200, "body "+p), Ref{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.lines) >= 2 {
+			t.Fatalf("%d index lines held in memory, want < 2", len(w.lines))
+		}
+	}
+	if len(w.runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(w.runs))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	want, err := IndexFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	data, err := os.ReadFile(IndexPath(files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(data); got != strings.Join(want, "\n")+"\n" || len(want) != 7 {
+		t.Errorf("index merged from runs:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestWARCIndexRunsOfKilledRun: the runs a killed writer spilled are
+// removed by the next writer, which indexes the file from its records.
+func TestWARCIndexRunsOfKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	w := newTestWARC(t, dir, 0)
+	w.spillAt = 2
+	for _, p := range []string{"/a", "/b", "/c"} {
+		if _, err := w.WriteExchange(exchange(t, "http://h"+p, 200, "body"), Ref{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Kill(w)
+	if runs, _ := filepath.Glob(filepath.Join(dir, ".*.run*")); len(runs) != 1 {
+		t.Fatalf("runs before the next writer: %v, want 1", runs)
+	}
+	newTestWARC(t, dir, 0).Close()
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cdxj"))
+	if data, err := os.ReadFile(files[0]); err != nil || strings.Count(string(data), "\n") != 3 {
+		t.Errorf("index of the killed run's file: %q, %v", data, err)
+	}
+}
