@@ -96,8 +96,11 @@ func verdictSite(t *testing.T) *httptest.Server {
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; p {
-		case "/slow", "/fast": // the first byte late: 900 ms and 300 ms
-			time.Sleep(map[string]time.Duration{"/slow": 900 * time.Millisecond, "/fast": 300 * time.Millisecond}[p])
+		case "/slow", "/fast": // the first byte late: 900 ms, past slow_ttfb (800 ms), and 50 ms
+			// /fast is well under the limit, so that a busy machine's delay
+			// does not make it slow; the limit's edge (800 and 801 ms) is
+			// TestRulesNearMisses'.
+			time.Sleep(map[string]time.Duration{"/slow": 900 * time.Millisecond, "/fast": 50 * time.Millisecond}[p])
 		case "/chain1":
 			http.Redirect(w, r, "/t60", http.StatusMovedPermanently)
 			return
