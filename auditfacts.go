@@ -24,9 +24,5 @@ func bodyFacts(rec *storage.Record, f links.Facts, resp *response, u *url.URL) {
 // extracted runs the config's custom extractions on an HTML page; nil
 // when there are none (the page is then not parsed again).
 func (c *Crawler) extracted(body []byte, contentType string) map[string]any {
-	xs := c.conf().Extract
-	if len(xs) == 0 {
-		return nil
-	}
-	return links.Extract(body, contentType, compileExtract(xs))
+	return links.Extract(body, contentType, c.conf().extract)
 }

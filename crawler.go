@@ -147,11 +147,11 @@ func (c *Crawler) open() (err error) {
 	if c.front, err = frontier.New(c.state.DB(), frontier.Options{}); err != nil {
 		return fmt.Errorf("open frontier: %w", err)
 	}
-	sc, err := newScope(c.cfg, c.now)
+	live, err := newLiveConfig(c.cfg, c.now)
 	if err != nil {
 		return err
 	}
-	c.live.Store(&liveConfig{Config: c.cfg, scope: sc})
+	c.live.Store(live)
 	start := c.now()
 	c.hosts = newHosts(c.conf(), start, c.front, c.state, c.obs, c.log, c.conf, c.now)
 	c.hosts.fail = func(err error) { c.stop(fmt.Errorf("state_dir %s: %w", c.cfg.StateDir, err)) }

@@ -4,13 +4,27 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
+
+	"github.com/politecrawl/crawler/storage/links"
 )
 
 // liveConfig is the config the running crawl reads, with its compiled
-// scope. Reload swaps it whole; readers take it once per use with conf.
+// scope and extractions. Reload swaps it whole; readers take it once per
+// use with conf.
 type liveConfig struct {
 	Config
-	scope *scope
+	scope   *scope
+	extract []links.Extraction // Extract compiled, once rather than per page
+}
+
+// newLiveConfig compiles cfg, which Validate passed, for the running crawl.
+func newLiveConfig(cfg Config, now func() time.Time) (*liveConfig, error) {
+	sc, err := newScope(cfg, now)
+	if err != nil {
+		return nil, err
+	}
+	return &liveConfig{Config: cfg, scope: sc, extract: compileExtract(cfg.Extract)}, nil
 }
 
 // conf returns the config in force.
@@ -70,12 +84,12 @@ func (c *Crawler) Reload(load func() (Config, error)) (notes []string, err error
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("with %s unchanged until a restart: %w", strings.Join(kept, ", "), err)
 	}
-	sc, err := newScope(cfg, c.now)
+	live, err := newLiveConfig(cfg, c.now)
 	if err != nil {
 		return nil, err
 	}
 	c.hosts.reconfigure(cfg, c.now())
-	c.live.Store(&liveConfig{Config: cfg, scope: sc})
+	c.live.Store(live)
 	applied = true
 	select {
 	case c.relink.reloaded <- struct{}{}:
