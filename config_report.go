@@ -43,13 +43,19 @@ func DefaultReportConfig() ReportConfig {
 // status (Validate says which).
 func (r ReportConfig) AcceptStatuses() (statuses []int, ok bool) {
 	for _, s := range r.Accept {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 100 || n > 999 {
+		n, ok := httpStatus(s)
+		if !ok {
 			return nil, false
 		}
 		statuses = append(statuses, n)
 	}
 	return statuses, true
+}
+
+// httpStatus reads s as an HTTP status, 100 to 999.
+func httpStatus(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 100 && n <= 999
 }
 
 func (c *configCheck) report(r ReportConfig) {
@@ -65,7 +71,7 @@ func (c *configCheck) report(r ReportConfig) {
 		c.addf("report.slow_ttfb", "must be ≥ 0, got %v", r.SlowTTFB)
 	}
 	for i, s := range r.Accept {
-		if n, err := strconv.Atoi(s); err != nil || n < 100 || n > 999 {
+		if _, ok := httpStatus(s); !ok {
 			c.addf(fmt.Sprintf("report.accept[%d]", i), "want an HTTP status (100 to 999), got %q", s)
 		}
 	}

@@ -193,6 +193,9 @@ func TestValidateValues(t *testing.T) {
 			`scope.requisites[1]: "any" stands alone (scope.requisites: any), not in a list of patterns`},
 		{"requisites with a path", func(c *crawler.Config) { c.Scope.Requisites = crawler.Requisites{"https://cdn.example.net/js"} },
 			`scope.requisites[0]: want a host[:port], *.domain or an origin (https://host[:port]), got "https://cdn.example.net/js": a pattern names a host, with no path, user or other wildcard`},
+		{"report accept", func(c *crawler.Config) { c.Report.Accept = []string{"100", "403", "999"} }, ""},
+		{"report accept no status", func(c *crawler.Config) { c.Report.Accept = []string{"403", "1000", "x"} },
+			`report.accept[1]: want an HTTP status (100 to 999), got "1000"` + "\n" + `report.accept[2]: want an HTTP status (100 to 999), got "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,6 +210,16 @@ func TestValidateValues(t *testing.T) {
 				t.Errorf("Validate() = %q, want %q", got, tt.problem)
 			}
 		})
+	}
+}
+
+func TestAcceptStatuses(t *testing.T) {
+	got, ok := crawler.ReportConfig{Accept: []string{"403", "999"}}.AcceptStatuses()
+	if !ok || !slices.Equal(got, []int{403, 999}) {
+		t.Errorf("AcceptStatuses() = %v, %v; want [403 999], true", got, ok)
+	}
+	if got, ok := (crawler.ReportConfig{Accept: []string{"403", "99"}}).AcceptStatuses(); ok {
+		t.Errorf("AcceptStatuses() of 99 = %v, true; want false", got)
 	}
 }
 
