@@ -1,7 +1,6 @@
 package crawler
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // TestRequisiteChainIsBounded: a CDN's stylesheet that imports a new
@@ -26,9 +24,7 @@ func TestRequisiteChainIsBounded(t *testing.T) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/c/"):
 			css.Add(1)
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/c/"), ".css"))
-			w.Header().Set("Content-Type", "text/css")
-			fmt.Fprintf(w, "@import \"/c/%d.css\";\nbody { color: red }\n", n+1)
+			importChain(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -48,16 +44,7 @@ func TestRequisiteChainIsBounded(t *testing.T) {
 	cfg.Scope.MaxPages = 1
 	cfg.Scope.MaxPagesPerHost = 1
 	cfg.Scope.MaxDepth = 1
-	c, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	sum, err := c.Run(ctx)
-	if cerr := c.Close(); err == nil {
-		err = cerr
-	}
+	sum, err := crawlWith(t, cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +89,6 @@ func TestDrainRetriesRequisites(t *testing.T) {
 	if sum.Stopped != "max_pages" || img.Load() != 2 || rec.Status != 200 {
 		t.Errorf("stopped %q, the image asked %d times, its record %+v; want it fetched on its retry", sum.Stopped, img.Load(), rec)
 	}
-
 }
 
 // TestDrainFetchesNestedRequisites: what a stylesheet fetched in the
@@ -119,9 +105,7 @@ func TestDrainFetchesNestedRequisites(t *testing.T) {
 			fmt.Fprint(w, `<html><head><link rel="stylesheet" href="/c/0.css"></head><body><a href="/a">a</a></body></html>`)
 		case strings.HasPrefix(r.URL.Path, "/c/"):
 			css.Add(1)
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/c/"), ".css"))
-			w.Header().Set("Content-Type", "text/css")
-			fmt.Fprintf(w, "@import \"/c/%d.css\";\n", n+1)
+			importChain(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -133,4 +117,12 @@ func TestDrainFetchesNestedRequisites(t *testing.T) {
 	if sum := runCrawl(t, cfg); sum.Stopped != "max_pages" || css.Load() != maxRequisiteNesting {
 		t.Fatalf("stopped %q after %d stylesheets of the chain; want max_pages after %d", sum.Stopped, css.Load(), maxRequisiteNesting)
 	}
+}
+
+// importChain serves /c/N.css, a stylesheet that imports /c/N+1.css: a
+// chain without end.
+func importChain(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/c/"), ".css"))
+	w.Header().Set("Content-Type", "text/css")
+	fmt.Fprintf(w, "@import \"/c/%d.css\";\nbody { color: red }\n", n+1)
 }
