@@ -275,14 +275,23 @@ func TestSharedCrawlFetchesRequisites(t *testing.T) {
 		}
 		cfgs = append(cfgs, cfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	wantStopped(t, startShared(t, ctx, cfgs, nil)(), "drained")
+	runs := startShared(t, ctx, cfgs, nil)()
+	wantStopped(t, runs, "drained")
 	cdn := s.cdn.hits()
+	// Each once, but for requests whose outcome a worker could not write
+	// (a partition lost to a late turn on a busy machine) or that were
+	// retried, as the other shared crawls' pages (runsAgain).
+	again := 0
 	for _, p := range []string{"/css/site.css", "/css/base.css", "/fonts/f.woff2", "/img/logo.png", "/img/a.jpg", "/js/app.js", "/img/w.png"} {
-		if cdn[p] != 1 {
-			t.Errorf("%s of the CDN asked %d times by the workers; want once", p, cdn[p])
+		if cdn[p] == 0 {
+			t.Errorf("%s of the CDN never asked by the workers; want once", p)
 		}
+		again += max(cdn[p]-1, 0)
+	}
+	if n := runsAgain(runs); again > n {
+		t.Errorf("the CDN's requisites asked %d times more than once (%v); want at most the %d requests not written or retried", again, cdn, n)
 	}
 	for _, p := range []string{"/sitemap.xml", "/in-sitemap.html", "/never.html", "/linked.html"} {
 		if cdn[p] != 0 {
