@@ -25,7 +25,7 @@ func TestLabelledCountersStartAtZero(t *testing.T) {
 		"crawler_output_errors_total":    {"output.urls", "output.links", "output.mirror_dir", "output.warc"},
 		"crawler_sitemap_warnings_total": {"max_urls", "scope", "malformed", "fetch"},
 		"crawler_robots_requests_total":  {"ok", "missing", "unreachable"},
-		"crawler_urls_rejected_total":    {"host", "scheme", "nofollow", "depth"},
+		"crawler_urls_rejected_total":    {"host", "scheme", "nofollow", "depth", "requisite-nesting"},
 		"crawler_fetches_total":          {"2xx", "error"},
 		"crawler_renders_total":          {"rendered", "failed"},
 	} {

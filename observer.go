@@ -293,7 +293,7 @@ var (
 		string(frontier.ReasonTooLong), string(frontier.ReasonParse), string(frontier.ReasonControl),
 		rejectInclude, rejectExclude, // rejectHost is frontier.ReasonHost's "host"
 		rejectDepth, rejectLength, rejectPathDepth,
-		rejectRepeated, rejectCalendar, rejectQueries, "nofollow", "max-pages", "redirects", "host-budget",
+		rejectRepeated, rejectCalendar, rejectQueries, rejectNesting, "nofollow", "max-pages", "redirects", "host-budget",
 	}
 	sitemapRules = []string{
 		string(sitemap.RuleMaxURLs), string(sitemap.RuleMaxBytes), string(sitemap.RuleMaxChildren),
