@@ -110,22 +110,23 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 		return func() {}, c.seed()
 	}
 	loop, cancel := context.WithCancel(ctx)
-	var wanted sync.WaitGroup
+	var wanted wants
 	m, err := cluster.Join(ctx, c.cfg.Cluster, c.log, cluster.Options{OnChange: s.changed, OnRobotsWanted: func(origin string) {
-		wanted.Go(func() { c.robotsWanted(loop, origin) })
+		wanted.run(func() { c.robotsWanted(loop, origin) })
 	}})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	s.m, s.parts = m, m.Partitions()
+	wanted.open()
 	c.log.Info("joined the crawl", "cluster", c.cfg.Cluster.Name, "worker", m.Worker(), "partitions", s.parts)
 	// Busy until the seeds are routed: the others must not find the
 	// crawl over before they are (the loop reports the real load next).
 	m.Report(cluster.Load{Unrouted: int64(len(c.cfg.Seeds) + len(c.cfg.Sitemaps))})
 	if err := c.seed(); err != nil {
 		cancel()
-		wanted.Wait()
+		wanted.stop()
 		return nil, errors.Join(err, c.leaveShared())
 	}
 	done := make(chan struct{})
@@ -133,7 +134,41 @@ func (c *Crawler) joinShared(ctx context.Context) (stop func(), err error) {
 		defer close(done)
 		s.run(loop, c.working.Load)
 	}()
-	return func() { cancel(); <-done; wanted.Wait() }, nil
+	return func() { cancel(); <-done; wanted.stop() }, nil
+}
+
+// wants runs the robots.txt fetches other workers ask for (robotsWanted), a
+// goroutine each, from open to stop. The member hears wants from inside
+// cluster.Join, before the shared state is set, until it leaves, after
+// the crawl's goroutines are stopped: one heard outside is dropped (its
+// worker asks again), never run without an owner.
+type wants struct {
+	mu      sync.Mutex
+	running bool
+	wg      sync.WaitGroup
+}
+
+func (w *wants) open() {
+	w.mu.Lock()
+	w.running = true
+	w.mu.Unlock()
+}
+
+// run runs f in a goroutine of its own, if w is open.
+func (w *wants) run(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running {
+		w.wg.Go(f)
+	}
+}
+
+// stop drops the wants heard from now on and waits for those running.
+func (w *wants) stop() {
+	w.mu.Lock()
+	w.running = false
+	w.mu.Unlock()
+	w.wg.Wait()
 }
 
 // leaveShared leaves the crawl shared by several workers, if it is one.
