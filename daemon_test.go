@@ -394,14 +394,16 @@ func TestDaemonSitemapURLLinkedFirstIsDepthZero(t *testing.T) {
 			t.Fatal(err)
 		}
 		stop := runInBackground(c)
-		poll(func() bool { return s.hits()["/b"] > 0 })
 		// The pass is over once /b is settled and nothing more is
 		// queued: /c, were it wrongly queued, has been asked for then.
-		poll(func() bool { return c.crawlIdle(c.now()) })
+		over := poll(func() bool { return s.hits()["/b"] > 0 }) && poll(func() bool { return c.crawlIdle(c.now()) })
 		if err := stop(); err != nil {
 			t.Fatal(err)
 		}
 		c.Close()
+		if !over {
+			t.Fatalf("the pass did not fetch /b and end in %v; requests: %v", patience, s.hits())
+		}
 		checkLinkedFirstSite(t, s, cfg)
 	}
 }
