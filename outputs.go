@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,14 +24,12 @@ import (
 // inventory and link graph, the mirror and the WARC files. Each is
 // optional.
 type outputs struct {
-	inv    *storage.Inventory
+	inv    *storage.Inventory // safe for concurrent use: one line at a time, each whole
 	links  *storage.Inventory // the link graph
 	mirror *mirror.Mirror
 	warc   *warc.Writer
 	index  warc.Index // of what the WARC files hold
 	log    *slog.Logger
-
-	mu sync.Mutex // one inventory line at a time, each whole
 
 	mirrored atomic.Int64 // pages saved in or removed from the mirror, and nothing else: relinkEvery reads a change in it
 }
@@ -90,8 +87,6 @@ func (o *outputs) inventoryHeld(r storage.Record) error {
 	if o.inv == nil {
 		return nil
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	return o.inv.Write(redactRecord(r))
 }
 
@@ -227,8 +222,6 @@ func (o *outputs) flush() error {
 	if o.inv == nil {
 		return err
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	return errors.Join(err, o.inv.Flush())
 }
 
