@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,6 +119,23 @@ func TestLinkDepthOfAGeneratedSite(t *testing.T) {
 // same order: the queue's order by link depth is kept in the state.
 func TestLinkDepthAcrossARestart(t *testing.T) {
 	s := generatedSite(t, 400)
+	// The first run is held after 150 answers, however fast the machine
+	// runs it: it cannot end before it is stopped.
+	var answers atomic.Int64
+	held := make(chan struct{})
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(held) }) }) // before the site closes, which waits for its answers
+	serve := s.Config.Handler
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answers.Add(1) > 150 {
+			select {
+			case <-held:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		serve.ServeHTTP(w, r)
+	})
 	cfg := testConfig(t, s.URL+"/p/0")
 	cfg.Politeness.MaxPerHost = 2
 	cfg.Output.Links = filepath.Join(t.TempDir(), "links.jsonl")
@@ -126,12 +144,13 @@ func TestLinkDepthAcrossARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := runInBackground(c)
-	if !poll(func() bool { return len(s.hits()) >= 150 }) {
+	if !poll(func() bool { return answers.Load() > 150 }) {
 		t.Fatal("150 pages were not fetched in time")
 	}
 	if err := errors.Join(stop(), c.Close()); err != nil {
 		t.Fatal(err)
 	}
+	release.Do(func() { close(held) })
 	if n := len(inventory(t, cfg.Output.URLs)); n >= 400 {
 		t.Fatalf("the first run wrote %d URLs; want it stopped midway", n)
 	}
