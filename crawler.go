@@ -166,6 +166,7 @@ func (c *Crawler) open() (err error) {
 	if c.out, err = openOutputs(c.cfg, c.opts, c.log, c.state.Digests); err != nil {
 		return err
 	}
+	fetch.keepRaw = c.out.warc != nil
 	c.relink = relinkerOf(c)
 	if err := c.hosts.restore(start, c.pages, c.cfg.Scope.MaxPages > 0); err != nil {
 		return err

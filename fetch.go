@@ -36,6 +36,10 @@ type fetcher struct {
 	maxBody   int64
 	now       func() time.Time
 	reach     *reach.Reach // proxy, extra CAs, basic auth; nil: none
+	// keepRaw keeps an encoded body as sent beside its decoded form
+	// (response.raw), for the WARC; without one the copy would be
+	// made for nothing.
+	keepRaw bool
 }
 
 func newFetcher(userAgent string, timeout time.Duration, maxBody int64, maxPerHost int, now func() time.Time, rc *reach.Reach) *fetcher {
@@ -192,7 +196,7 @@ func (f *fetcher) get(ctx context.Context, r request) (*response, error) {
 	}
 	enc := resp.Header.Get("Content-Encoding")
 	var raw *rawCopy
-	if enc != "" {
+	if enc != "" && f.keepRaw {
 		raw = &rawCopy{limit: limit}
 	}
 	out.body, out.truncated, err = readBody(resp.Body, enc, limit, resp.ContentLength, raw)
