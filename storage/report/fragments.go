@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -76,20 +75,17 @@ func (c *crawl) checkFragments(r io.Reader, g *graph, j *judge) error {
 	found := newBitset(len(frags))
 	capped := newBitset(len(c.urls))
 	var hs []uint64
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	for sc.Scan() {
-		line := sc.Bytes()
+	err := eachLine(r, func(line []byte) {
 		if !bytes.Contains(line, []byte(`"anchors":`)) {
-			continue
+			return
 		}
 		var rec anchored
 		if json.Unmarshal(line, &rec) != nil {
-			continue
+			return
 		}
 		id, ok := c.id(rec.URL)
 		if !ok || !wanted.has(id) {
-			continue
+			return
 		}
 		hs = hs[:0]
 		for _, a := range rec.Anchors {
@@ -109,8 +105,8 @@ func (c *crawl) checkFragments(r io.Reader, g *graph, j *judge) error {
 		} else {
 			capped.clear(id)
 		}
-	}
-	if err := sc.Err(); err != nil && err != bufio.ErrTooLong {
+	})
+	if err != nil {
 		return err
 	}
 	for k, f := range frags {

@@ -307,3 +307,25 @@ func TestWriteJSONStreams(t *testing.T) {
 		t.Errorf("streamed JSON differs: %d bytes vs %d", got.Len(), want.Len())
 	}
 }
+
+// A line of the inventory over maxLine (a torn or foreign line) is
+// skipped by the second pass that reads the anchors too, not the end of
+// it: the anchors of the records after it still count.
+func TestFragmentsAfterLongLine(t *testing.T) {
+	const h = "https://ex.test"
+	facts := `,"lang":"en","h1_count":1,"word_count":300,"hsts":true,"content_hash":"%016x","simhash":"%016x"`
+	inv := page200(h+"/from", fmt.Sprintf(facts, 1, spread(1))) +
+		`{"url":"` + h + `/junk","title":"` + strings.Repeat("x", maxLine) + "\"}\n" +
+		page200(h+"/ids", fmt.Sprintf(facts+`,"anchors":["intro"]`, 2, spread(2)))
+	links := `{"from":"` + h + `/from","to":"` + h + `/ids#intro","kind":"a"}` + "\n" +
+		`{"from":"` + h + `/from","to":"` + h + `/ids#gone","kind":"a"}`
+	var got []string
+	for _, f := range findingsOf(t, inv, links, Options{}) {
+		if strings.HasPrefix(f, "broken-fragment") {
+			got = append(got, f)
+		}
+	}
+	if want := []string{"broken-fragment " + h + "/ids#gone"}; !slices.Equal(got, want) {
+		t.Errorf("broken-fragment: %q, want %q", got, want)
+	}
+}
