@@ -47,7 +47,7 @@ func (w *linkWorker) wantFragment(to uint32) {
 	}
 	h := fragHash(frag)
 	w.fragPairs = append(w.fragPairs, fragKey{to, h})
-	if _, ok := w.fragTexts[h]; !ok {
+	if old, ok := w.fragTexts[h]; !ok || frag < old {
 		w.fragTexts[h] = strings.Clone(frag)
 	}
 }

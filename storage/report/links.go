@@ -88,7 +88,7 @@ type linkWorker struct {
 	brokenLinked, toRedirect bitset
 	mixed                    map[uint32]string
 	fragPairs                []fragKey         // the (page, fragment) pairs links ask for
-	fragTexts                map[uint64]string // a fragment as first written, by its hash
+	fragTexts                map[uint64]string // a fragment's least spelling, by its hash: the same whichever worker reads which line
 	edges                    edgeList          // a and area links between pages, for the link score
 	raw                      rawLink
 	l                        link

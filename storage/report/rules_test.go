@@ -329,3 +329,23 @@ func TestFragmentsAfterLongLine(t *testing.T) {
 		t.Errorf("broken-fragment: %q, want %q", got, want)
 	}
 }
+
+// A fragment written two ways (percent-encoded or not) is named by its
+// least spelling, whichever line comes first: the link graph's workers
+// read its lines in no fixed order, and a baseline matches findings by URL.
+func TestFragmentSpelling(t *testing.T) {
+	const h = "https://ex.test"
+	facts := `,"lang":"en","h1_count":1,"word_count":300,"hsts":true,"content_hash":"%016x","simhash":"%016x"`
+	inv := page200(h+"/from", fmt.Sprintf(facts, 1, spread(1))) +
+		page200(h+"/ids", fmt.Sprintf(facts+`,"anchors":["intro"]`, 2, spread(2)))
+	line := func(frag string) string {
+		return `{"from":"` + h + `/from","to":"` + h + `/ids#` + frag + `","kind":"a"}` + "\n"
+	}
+	want := []string{"broken-fragment " + h + "/ids#caf%C3%A9"}
+	for _, links := range []string{line("café") + line("caf%C3%A9"), line("caf%C3%A9") + line("café")} {
+		got := slices.DeleteFunc(findingsOf(t, inv, links, Options{}), func(f string) bool { return !strings.HasPrefix(f, "broken-fragment") })
+		if !slices.Equal(got, want) {
+			t.Errorf("links\n%s: %q, want %q", links, got, want)
+		}
+	}
+}
