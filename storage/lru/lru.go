@@ -50,17 +50,19 @@ func (c *Cache[V]) Get(key string) (V, bool) {
 // Put keeps v under key, in place of what was there, dropping the least
 // recently used values until the cache is within its size. A value that
 // costs more than a quarter of the size is not kept: it would push out
-// many others for one.
+// many others for one; what was under key is dropped all the same, not
+// served in its place.
 func (c *Cache[V]) Put(key string, v V) {
 	n := c.cost(v) + len(key)
-	if n > c.size/4 {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[key]; ok {
 		c.used -= e.Value.(*entry[V]).cost
 		c.order.Remove(e)
+		delete(c.byKey, key)
+	}
+	if n > c.size/4 {
+		return
 	}
 	c.byKey[key] = c.order.PushFront(&entry[V]{key: key, v: v, cost: n})
 	c.used += n

@@ -34,4 +34,11 @@ func TestCacheBoundedLeastRecentFirst(t *testing.T) {
 	if _, ok := c.Get("big"); ok {
 		t.Error("a value over a quarter of the size was kept")
 	}
+	c.Put("c", strings.Repeat("x", 30)) // too big to keep: the old c goes too
+	if v, ok := c.Get("c"); ok {
+		t.Errorf("c is still the old %q after a Put too big to keep", v)
+	}
+	if u := c.Used(); u != 44 {
+		t.Errorf("used after c's too big Put: %d, want 44", u)
+	}
 }
