@@ -46,10 +46,38 @@ func (w *linkWorker) wantFragment(to uint32) {
 		return
 	}
 	h := fragHash(frag)
-	w.fragPairs = append(w.fragPairs, fragKey{to, h})
+	w.addFragPair(fragKey{to, h})
 	if old, ok := w.fragTexts[h]; !ok || frag < old {
 		w.fragTexts[h] = strings.Clone(frag)
 	}
+}
+
+// compactFrags is how many pairs a worker gathers before it first drops
+// the ones it has twice.
+const compactFrags = 1 << 12
+
+// addFragPair keeps k. A link graph names the same (page, fragment) on
+// many lines (a template's link from every page): when the pairs fill
+// their slice they are sorted and each kept once, and the slice grows
+// only if that leaves it over half full, so it holds at most twice the
+// distinct pairs, not a pair per line, and each pair is sorted a bounded
+// number of times.
+func (w *linkWorker) addFragPair(k fragKey) {
+	if n := len(w.fragPairs); n >= compactFrags && n == cap(w.fragPairs) {
+		w.fragPairs = sortFragPairs(w.fragPairs)
+		if len(w.fragPairs) > n/2 {
+			w.fragPairs = slices.Grow(w.fragPairs, n)
+		}
+	}
+	w.fragPairs = append(w.fragPairs, k)
+}
+
+// sortFragPairs sorts ks by page then fragment and keeps each once.
+func sortFragPairs(ks []fragKey) []fragKey {
+	slices.SortFunc(ks, func(a, b fragKey) int {
+		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.frag, b.frag))
+	})
+	return slices.Compact(ks)
 }
 
 // checkFragments reads the inventory again for the anchors of the pages

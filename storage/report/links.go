@@ -2,10 +2,8 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -317,10 +315,7 @@ func (c *crawl) readLinks(r io.Reader, broken bitset) (*graph, error) {
 		g.skip.merge(w.skip)
 		g.edges = append(g.edges, &w.edges)
 	}
-	slices.SortFunc(g.fragPairs, func(a, b fragKey) int {
-		return cmp.Or(cmp.Compare(a.page, b.page), cmp.Compare(a.frag, b.frag))
-	})
-	g.fragPairs = slices.Compact(g.fragPairs)
+	g.fragPairs = sortFragPairs(g.fragPairs)
 	g.inlinks = map[uint32][]Inlink{}
 	for k, v := range all {
 		g.inlinks[k.to] = append(g.inlinks[k.to], Inlink{From: k.from, Anchor: v.anchor})

@@ -350,3 +350,18 @@ func TestFragmentSpelling(t *testing.T) {
 		}
 	}
 }
+
+// A worker holds a (page, fragment) pair that many lines name once or
+// so, not once a line: a million lines of a few pairs keep a few.
+func TestFragPairsBounded(t *testing.T) {
+	var w linkWorker
+	for i := range 1_000_000 {
+		w.addFragPair(fragKey{uint32(i % 3), uint64(i % 5)})
+	}
+	if n := cap(w.fragPairs); n > 2*compactFrags {
+		t.Errorf("%d pairs held for 15 distinct ones", n)
+	}
+	if got := sortFragPairs(w.fragPairs); len(got) != 15 {
+		t.Errorf("%d distinct pairs kept, want 15", len(got))
+	}
+}
