@@ -242,15 +242,17 @@ func WriteGitHub(w io.Writer, r *Report) error {
 // ghData escapes a workflow command's message as GitHub's toolkit does;
 // C1 and bidi controls, which a terminal or a log viewer may act on,
 // are written as \uXXXX.
-func ghData(s string) string {
-	s = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-	return printable(s)
-}
+func ghData(s string) string { return printable(ghDataEscapes.Replace(s)) }
 
 // ghProperty escapes a workflow command's property value.
-func ghProperty(s string) string {
-	return strings.NewReplacer(":", "%3A", ",", "%2C").Replace(ghData(s))
-}
+func ghProperty(s string) string { return ghPropertyEscapes.Replace(ghData(s)) }
+
+// The escapes of ghData and ghProperty, made once: a Replacer builds its
+// tables on its first use, which a Replacer per finding did again each time.
+var (
+	ghDataEscapes     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyEscapes = strings.NewReplacer(":", "%3A", ",", "%2C")
+)
 
 // WriteMarkdown writes r for a CI job's summary: the findings counted by
 // severity and by rule, then each rule's first findings.
