@@ -59,7 +59,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 			continue
 		}
 		for k := range fv.Len() {
-			if _, err := io.WriteString(out, map[bool]string{true: "[", false: ","}[k == 0]); err != nil {
+			open := ","
+			if k == 0 {
+				open = "["
+			}
+			if _, err := io.WriteString(out, open); err != nil {
 				return err
 			}
 			if err := put(fv.Index(k).Interface()); err != nil {
