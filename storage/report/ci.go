@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -137,7 +138,9 @@ func sarifLevel(s Severity) string {
 // WriteSARIF writes r as a SARIF 2.1.0 log: one run whose tool's rules
 // are the report's (each with its severity as its default level), a
 // result per finding located at its URL. With a baseline, each result's
-// baselineState is "unchanged" (the baseline had it) or "new".
+// baselineState is "unchanged" (the baseline had it) or "new". The
+// results are written one by one, as WriteJSON writes long lists, not
+// held whole: a large crawl has millions.
 func WriteSARIF(w io.Writer, r *Report, version string) error {
 	type msg struct {
 		Text string `json:"text"`
@@ -176,39 +179,54 @@ func WriteSARIF(w io.Writer, r *Report, version string) error {
 		rules[i] = rule{ID: rc.Rule, ShortDescription: msg{doc}, DefaultConfiguration: conf}
 		index[rc.Rule] = i
 	}
-	results := make([]result, 0, len(r.Findings))
-	for _, f := range r.Findings {
+	bw := bufio.NewWriter(w)
+	out := storage.JSONWriter(bw) // no C1 or bidi control raw
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	put := func(head string, v any) error { // head, then v's JSON without Encode's newline
+		buf.Reset()
+		buf.WriteString(head)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := out.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	// The members in the order encoding/json gives a map's: by name.
+	if _, err := io.WriteString(out, `{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","runs":[{"results":[`); err != nil {
+		return err
+	}
+	res := result{Locations: make([]location, 1)}
+	for k, f := range r.Findings {
 		text := f.URL
 		if f.Detail != "" {
 			text += ": " + f.Detail
 		}
-		res := result{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity), Message: msg{text}}
-		var loc location
-		loc.PhysicalLocation.ArtifactLocation.URI = f.URL
-		res.Locations = []location{loc}
+		res.RuleID, res.RuleIndex, res.Level, res.Message = f.Rule, index[f.Rule], sarifLevel(f.Severity), msg{text}
+		res.Locations[0].PhysicalLocation.ArtifactLocation.URI = f.URL
 		if r.Baselined {
 			res.BaselineState = "new"
 			if f.Baseline {
 				res.BaselineState = "unchanged"
 			}
 		}
-		results = append(results, res)
+		head := ","
+		if k == 0 {
+			head = ""
+		}
+		if err := put(head, &res); err != nil {
+			return err
+		}
 	}
-	log := map[string]any{
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"version": "2.1.0",
-		"runs": []any{map[string]any{
-			"tool": map[string]any{"driver": map[string]any{
-				"name": "crawler report", "informationUri": "https://github.com/politecrawl/crawler",
-				"version": version, "rules": rules,
-			}},
-			"results": results,
-		}},
+	tool := map[string]any{"driver": map[string]any{
+		"name": "crawler report", "informationUri": "https://github.com/politecrawl/crawler",
+		"version": version, "rules": rules,
+	}}
+	if err := put(`],"tool":`, tool); err != nil {
+		return err
 	}
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(storage.JSONWriter(bw))
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(log); err != nil {
+	if _, err := io.WriteString(out, `}],"version":"2.1.0"}`+"\n"); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sarifReport is a report with what a SARIF log says of each finding: a
+// detail, the baseline, a rule turned off, text JSON would escape as HTML
+// and a control that storage.JSONWriter escapes.
+func sarifReport() *Report {
+	r := &Report{Baselined: true}
+	for i, ri := range Rules[:4] {
+		r.Rules = append(r.Rules, RuleCount{Rule: ri.Name, Severity: ri.Severity, Count: 3 * i, Off: i == 3})
+		for k := range 3 * i {
+			f := Finding{Rule: ri.Name, Severity: ri.Severity, URL: fmt.Sprintf("https://ex.test/%s/%d?a=1&b=<%c>", ri.Name, k, 0x85), Baseline: k == 1}
+			if k%2 == 0 {
+				f.Detail = "a detail"
+			}
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	return r
+}
+
+// WriteSARIF writes each result as it goes, the same log as encoding it
+// whole did (testdata/report.golden.sarif, written by that encoding).
+func TestWriteSARIFGolden(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteSARIF(&got, sarifReport(), "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "report.golden.sarif")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("SARIF differs from %s:\n%s", golden, got.String())
+	}
+}
