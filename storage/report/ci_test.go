@@ -8,14 +8,18 @@ import (
 	"testing"
 )
 
-// sarifReport is a report with what a SARIF log says of each finding: a
+// ciReport is a report with what a SARIF log or JUnit says of each finding: a
 // detail, the baseline, a rule turned off, text JSON would escape as HTML
 // and a control that storage.JSONWriter escapes.
-func sarifReport() *Report {
+func ciReport() *Report {
 	r := &Report{Baselined: true}
 	for i, ri := range Rules[:4] {
-		r.Rules = append(r.Rules, RuleCount{Rule: ri.Name, Severity: ri.Severity, Count: 3 * i, Off: i == 3})
-		for k := range 3 * i {
+		n := 3 * i
+		if i == 3 {
+			n = 0 // off: judged nothing
+		}
+		r.Rules = append(r.Rules, RuleCount{Rule: ri.Name, Severity: ri.Severity, Count: n, Off: i == 3})
+		for k := range n {
 			f := Finding{Rule: ri.Name, Severity: ri.Severity, URL: fmt.Sprintf("https://ex.test/%s/%d?a=1&b=<%c>", ri.Name, k, 0x85), Baseline: k == 1}
 			if k%2 == 0 {
 				f.Detail = "a detail"
@@ -30,7 +34,7 @@ func sarifReport() *Report {
 // whole did (testdata/report.golden.sarif, written by that encoding).
 func TestWriteSARIFGolden(t *testing.T) {
 	var got bytes.Buffer
-	if err := WriteSARIF(&got, sarifReport(), "v1.2.3"); err != nil {
+	if err := WriteSARIF(&got, ciReport(), "v1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "report.golden.sarif")
@@ -45,5 +49,28 @@ func TestWriteSARIFGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("SARIF differs from %s:\n%s", golden, got.String())
+	}
+}
+
+// WriteJUnit writes each suite and case as it goes, the same XML as
+// encoding it whole did (testdata/report.golden.junit.xml, written by
+// that encoding).
+func TestWriteJUnitGolden(t *testing.T) {
+	var got bytes.Buffer
+	if err := WriteJUnit(&got, ciReport()); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "report.golden.junit.xml")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("JUnit differs from %s:\n%s", golden, got.String())
 	}
 }
