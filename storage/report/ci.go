@@ -39,22 +39,10 @@ func (r *Report) byRule(yield func(rc RuleCount, fs []Finding) bool) {
 	}
 }
 
-// JUnit's shapes, as CI servers (GitLab, Jenkins) read them.
+// JUnit's shapes, as CI servers (GitLab, Jenkins) read them: testsuites
+// holds a testsuite per rule, with these attributes, which holds
+// testcases.
 type (
-	junitSuites struct {
-		XMLName  xml.Name     `xml:"testsuites"`
-		Name     string       `xml:"name,attr"`
-		Tests    int          `xml:"tests,attr"`
-		Failures int          `xml:"failures,attr"`
-		Suites   []junitSuite `xml:"testsuite"`
-	}
-	junitSuite struct {
-		Name     string      `xml:"name,attr"`
-		Tests    int         `xml:"tests,attr"`
-		Failures int         `xml:"failures,attr"`
-		Skipped  int         `xml:"skipped,attr"`
-		Cases    []junitCase `xml:"testcase"`
-	}
 	junitCase struct {
 		Name      string        `xml:"name,attr"`
 		ClassName string        `xml:"classname,attr"`
@@ -71,11 +59,54 @@ type (
 // WriteJUnit writes r as JUnit XML: a testsuite per rule, a failed
 // testcase (named by the URL) per finding, and one passing testcase
 // named by the rule for a rule with none (a skipped one for a rule
-// turned off). A finding the baseline had says so in its message.
+// turned off). A finding the baseline had says so in its message. The
+// cases are written one by one, not held whole: a large crawl has
+// millions of findings.
 func WriteJUnit(w io.Writer, r *Report) error {
-	out := junitSuites{Name: "crawler report"}
+	// The totals head the document: counted first.
+	cases := func(rc RuleCount, fs []Finding) int { // a turned-off rule's: one, skipped
+		if rc.Off {
+			return 1
+		}
+		return max(len(fs), 1)
+	}
+	tests, failures := 0, 0
 	for rc, fs := range r.byRule {
-		s := junitSuite{Name: rc.Rule}
+		tests += cases(rc, fs)
+		failures += len(fs)
+	}
+	attr := func(name string, v any) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: fmt.Sprint(v)} }
+	bw := bufio.NewWriter(w)
+	bw.WriteString(xml.Header)
+	enc := xml.NewEncoder(bw)
+	enc.Indent("", "  ")
+	suites := xml.StartElement{Name: xml.Name{Local: "testsuites"},
+		Attr: []xml.Attr{attr("name", "crawler report"), attr("tests", tests), attr("failures", failures)}}
+	if err := enc.EncodeToken(suites); err != nil {
+		return err
+	}
+	caseElem := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	for rc, fs := range r.byRule {
+		skipped := 0
+		if rc.Off {
+			skipped = 1
+		}
+		suite := xml.StartElement{Name: xml.Name{Local: "testsuite"},
+			Attr: []xml.Attr{attr("name", rc.Rule), attr("tests", cases(rc, fs)), attr("failures", len(fs)), attr("skipped", skipped)}}
+		if err := enc.EncodeToken(suite); err != nil {
+			return err
+		}
+		switch {
+		case rc.Off:
+			fs = nil
+			if err := enc.EncodeElement(junitCase{Name: rc.Rule, ClassName: rc.Rule, Skipped: &struct{}{}}, caseElem); err != nil {
+				return err
+			}
+		case len(fs) == 0:
+			if err := enc.EncodeElement(junitCase{Name: rc.Rule, ClassName: rc.Rule}, caseElem); err != nil {
+				return err
+			}
+		}
 		for _, f := range fs {
 			msg := f.Severity.String() + ": " + f.Rule
 			if f.Detail != "" {
@@ -84,25 +115,20 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			if f.Baseline {
 				msg += " (in the baseline)"
 			}
-			s.Cases = append(s.Cases, junitCase{Name: xmlText(f.URL), ClassName: rc.Rule,
-				Failure: &junitFailure{Message: xmlText(msg), Type: f.Severity.String(), Text: xmlText(f.URL + "\n" + msg)}})
+			c := junitCase{Name: xmlText(f.URL), ClassName: rc.Rule,
+				Failure: &junitFailure{Message: xmlText(msg), Type: f.Severity.String(), Text: xmlText(f.URL + "\n" + msg)}}
+			if err := enc.EncodeElement(c, caseElem); err != nil {
+				return err
+			}
 		}
-		switch {
-		case rc.Off:
-			s.Cases, s.Skipped = []junitCase{{Name: rc.Rule, ClassName: rc.Rule, Skipped: &struct{}{}}}, 1
-		case len(fs) == 0:
-			s.Cases = []junitCase{{Name: rc.Rule, ClassName: rc.Rule}}
+		if err := enc.EncodeToken(suite.End()); err != nil {
+			return err
 		}
-		s.Tests, s.Failures = len(s.Cases), len(fs)
-		out.Tests += s.Tests
-		out.Failures += s.Failures
-		out.Suites = append(out.Suites, s)
 	}
-	bw := bufio.NewWriter(w)
-	bw.WriteString(xml.Header)
-	enc := xml.NewEncoder(bw)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := enc.EncodeToken(suites.End()); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
 		return err
 	}
 	bw.WriteString("\n")
