@@ -7,6 +7,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html/charset"
+
+	"github.com/politecrawl/crawler/storage"
 )
 
 // Caps on what Extract keeps of one page: values of an all: true
@@ -65,10 +67,7 @@ func Extract(body []byte, contentType string, xs []Extraction) map[string]any {
 				v = collapse(v)
 			}
 			if ok {
-				if r := []rune(v); len(r) > MaxExtractChars {
-					v = string(r[:MaxExtractChars])
-				}
-				vals = append(vals, v)
+				vals = append(vals, storage.CutChars(v, MaxExtractChars))
 			}
 			return x.All && len(vals) < MaxExtractValues || !x.All && len(vals) == 0
 		})
