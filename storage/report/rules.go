@@ -248,11 +248,22 @@ func newJudge(o Options) *judge {
 }
 
 // on reports whether the rule is judged.
-func (j *judge) on(rule string) bool { return j.severity[ruleIndex[rule]] != 0 }
+func (j *judge) on(rule string) bool { return j.severity[mustRule(rule)] != 0 }
+
+// mustRule is the index of the rule named rule in Rules. A name that is
+// none is the report's own mistake, not its input's: it panics rather
+// than read as index 0 and make the finding a broken-link.
+func mustRule(rule string) int {
+	i, ok := ruleIndex[rule]
+	if !ok {
+		panic("report: no rule " + rule)
+	}
+	return i
+}
 
 // add makes a finding of rule on url, when the rule is on.
 func (j *judge) add(rule, url, detail string) {
-	i := ruleIndex[rule]
+	i := mustRule(rule)
 	if s := j.severity[i]; s != 0 {
 		j.findings[i] = append(j.findings[i], Finding{Rule: Rules[i].Name, Severity: s, URL: url, Detail: detail})
 	}

@@ -365,3 +365,18 @@ func TestFragPairsBounded(t *testing.T) {
 		t.Errorf("%d distinct pairs kept, want 15", len(got))
 	}
 }
+
+// A rule name the judge does not know is a mistake of the report's that
+// panics, not a finding filed as broken-link (index 0).
+func TestJudgeUnknownRule(t *testing.T) {
+	j := newJudge(Options{})
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for an unknown rule")
+		}
+		if len(j.findings[0]) != 0 {
+			t.Errorf("an unknown rule filed %v", j.findings[0])
+		}
+	}()
+	j.add("sitemap-unknown", "https://ex.test/", "")
+}
