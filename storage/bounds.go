@@ -30,9 +30,9 @@ const (
 func (r Record) bounded() Record {
 	r.URL, r.FinalURL = cutBytes(r.URL, MaxURLBytes), cutBytes(r.FinalURL, MaxURLBytes)
 	r.Referrer, r.Canonical = cutBytes(r.Referrer, MaxURLBytes), cutBytes(r.Canonical, MaxURLBytes)
-	r.ContentType, r.Error = CutChars(r.ContentType, MaxErrorChars), CutChars(r.Error, MaxErrorChars)
-	r.Title, r.Description = CutChars(r.Title, MaxTextChars), CutChars(r.Description, MaxTextChars)
-	r.H1 = CutChars(r.H1, MaxTextChars)
+	r.ContentType, r.Error = cutChars(r.ContentType, MaxErrorChars), cutChars(r.Error, MaxErrorChars)
+	r.Title, r.Description = cutChars(r.Title, MaxTextChars), cutChars(r.Description, MaxTextChars)
+	r.H1 = cutChars(r.H1, MaxTextChars)
 	if len(r.RedirectChain) > 0 {
 		chain, room := make([]string, 0, min(len(r.RedirectChain), MaxChainHops)), MaxListBytes
 		for _, u := range r.RedirectChain[:min(len(r.RedirectChain), MaxChainHops)] {
@@ -46,7 +46,7 @@ func (r Record) bounded() Record {
 	if len(r.Hreflang) > 0 {
 		alts, room := make([]Hreflang, 0, min(len(r.Hreflang), MaxHreflangs)), MaxListBytes
 		for _, h := range r.Hreflang[:min(len(r.Hreflang), MaxHreflangs)] {
-			h = Hreflang{Lang: CutChars(h.Lang, MaxLangChars), URL: cutBytes(h.URL, MaxURLBytes)}
+			h = Hreflang{Lang: cutChars(h.Lang, MaxLangChars), URL: cutBytes(h.URL, MaxURLBytes)}
 			if len(h.Lang)+len(h.URL) > room {
 				break
 			}
@@ -57,7 +57,7 @@ func (r Record) bounded() Record {
 	if len(r.MetaRobots) > 0 {
 		dirs := make([]string, 0, min(len(r.MetaRobots), MaxDirectives))
 		for _, d := range r.MetaRobots[:min(len(r.MetaRobots), MaxDirectives)] {
-			dirs = append(dirs, CutChars(d, MaxDirectiveChars))
+			dirs = append(dirs, cutChars(d, MaxDirectiveChars))
 		}
 		r.MetaRobots = dirs
 	}
@@ -67,14 +67,14 @@ func (r Record) bounded() Record {
 // bounded is l with each field cut to its cap.
 func (l Link) bounded() Link {
 	l.From, l.To = cutBytes(l.From, MaxURLBytes), cutBytes(l.To, MaxURLBytes)
-	l.Kind, l.Rel = CutChars(l.Kind, MaxRelChars), CutChars(l.Rel, MaxRelChars)
-	l.Anchor = CutChars(l.Anchor, MaxTextChars) // storage/links keeps 100
+	l.Kind, l.Rel = cutChars(l.Kind, MaxRelChars), cutChars(l.Rel, MaxRelChars)
+	l.Anchor = cutChars(l.Anchor, MaxTextChars) // storage/links keeps 100
 	return l
 }
 
-// CutChars is s cut after its first n characters (an invalid byte counts
+// cutChars is s cut after its first n characters (an invalid byte counts
 // as one).
-func CutChars(s string, n int) string {
+func cutChars(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

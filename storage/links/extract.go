@@ -7,8 +7,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html/charset"
-
-	"github.com/politecrawl/crawler/storage"
 )
 
 // Caps on what Extract keeps of one page: values of an all: true
@@ -67,7 +65,10 @@ func Extract(body []byte, contentType string, xs []Extraction) map[string]any {
 				v = collapse(v)
 			}
 			if ok {
-				vals = append(vals, storage.CutChars(v, MaxExtractChars))
+				if r := []rune(v); len(r) > MaxExtractChars {
+					v = string(r[:MaxExtractChars])
+				}
+				vals = append(vals, v)
 			}
 			return x.All && len(vals) < MaxExtractValues || !x.All && len(vals) == 0
 		})

@@ -2,7 +2,6 @@ package links
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -33,18 +32,5 @@ func TestExtract(t *testing.T) {
 	}
 	if _, err := CompileExtraction("x", "div[", "", false); err == nil {
 		t.Error("a bad selector compiled")
-	}
-}
-
-// A value is cut after MaxExtractChars characters, not bytes, the text
-// and an attribute alike.
-func TestExtractCut(t *testing.T) {
-	long := strings.Repeat("é", MaxExtractChars+500)
-	text, _ := CompileExtraction("text", "p", "", false)
-	attr, _ := CompileExtraction("attr", "p", "title", false)
-	got := Extract([]byte(`<p title="`+long+`">`+long+`</p>`), "text/html; charset=utf-8", []Extraction{text, attr})
-	want := strings.Repeat("é", MaxExtractChars)
-	if got["text"] != want || got["attr"] != want {
-		t.Errorf("cut to %d and %d characters, want %d each", len([]rune(got["text"].(string))), len([]rune(got["attr"].(string))), MaxExtractChars)
 	}
 }
