@@ -63,7 +63,7 @@ func (c *Crawler) admit(parent *frontier.Lease, links []link) []frontier.Item {
 		// A page's requisite, and where a requisite redirects, is one
 		// too: fetched or checked for the page, never crawled from.
 		requisite := ln.kind == linkRequisite || (ln.kind == linkRedirect && parent.Requisite)
-		why := c.conf().scope.check(frontier.MustParse(canon.Request), canon.Origin, depth)
+		why := c.conf().scope.check(canon.Request, canon.Origin, depth)
 		switch {
 		case why != rejectHost:
 		case requisite && c.requisiteWay(canon.Origin) != requisiteRefused,

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/politecrawl/crawler/frontier"
 )
 
 // Reasons a URL is kept out of the frontier; each is counted and reported.
@@ -45,16 +47,18 @@ type scope struct {
 	requisites requisiteHosts
 }
 
-// check returns "" when u (canonical, of origin) at depth may be queued, or
-// the reason it may not.
-func (s *scope) check(u *url.URL, origin string, depth int) string {
+// check returns "" when the URL whose request form is request (canonical,
+// of origin) at depth may be queued, or the reason it may not. The URL is
+// parsed only once its host and depth pass: most of what a docs page links
+// to and scope refuses is on other hosts.
+func (s *scope) check(request, origin string, depth int) string {
 	switch {
 	case len(s.hosts) > 0 && !s.hosts[origin]:
 		return rejectHost
 	case s.maxDepth > 0 && depth > s.maxDepth:
 		return rejectDepth
 	}
-	return s.checkURL(u, true)
+	return s.checkURL(frontier.MustParse(request), true)
 }
 
 // checkExternal is check for a link to a host out of scope that

@@ -166,7 +166,7 @@ func (c *Crawler) readSitemap(l *frontier.Lease, resp *response, rec *storage.Re
 			c.obs.reject(rejectReason(err))
 			return nil
 		}
-		check := c.conf().scope.check(frontier.MustParse(u.Request), u.Origin, 0)
+		check := c.conf().scope.check(u.Request, u.Origin, 0)
 		if e.Child {
 			check = c.conf().scope.checkStart(u.Origin) // an index's sitemaps are read as it is
 		}
