@@ -117,21 +117,6 @@ type Hreflang struct {
 	URL  string `json:"url"`
 }
 
-// wireForm is what Write encodes for r: r itself, or, when there was a
-// response, r with bytes and duration_ms written even when zero (they come
-// last on the line then).
-func wireForm(r Record) any {
-	type plain Record
-	if r.Status == 0 {
-		return plain(r)
-	}
-	return struct {
-		plain
-		Bytes      int64 `json:"bytes"`
-		DurationMS int64 `json:"duration_ms"`
-	}{plain(r), r.Bytes, r.DurationMS}
-}
-
 // inventoryBuffer is how many bytes of complete lines the Inventory holds
 // before writing them out.
 const inventoryBuffer = 64 << 10
@@ -150,18 +135,14 @@ type Inventory struct {
 	w       io.Writer
 	file    *os.File // non-nil when OpenInventory opened it
 	pending []byte   // complete lines (and perhaps the rest of one) not yet written
-	scratch bytes.Buffer
-	enc     *json.Encoder
+	scratch []byte   // the line being encoded
 	closed  bool
 }
 
 // NewInventory returns an Inventory writing to w. Close flushes it but does
 // not close w.
 func NewInventory(w io.Writer) *Inventory {
-	inv := &Inventory{w: w}
-	inv.enc = json.NewEncoder(&inv.scratch)
-	inv.enc.SetEscapeHTML(false)
-	return inv
+	return &Inventory{w: w}
 }
 
 // OpenInventory returns an Inventory appending to the file at path, created
@@ -219,7 +200,7 @@ func cutTorn(f *os.File) error {
 // buffer was full and could not be written out.
 func (inv *Inventory) Write(r Record) error {
 	r.FetchedAt = r.FetchedAt.UTC()
-	return inv.writeLine(wireForm(r.bounded()))
+	return inv.writeLine(func(b []byte) ([]byte, error) { return appendRecord(b, r.bounded()) })
 }
 
 // Link is one line of the link graph (output.links): a link found on a
@@ -238,20 +219,24 @@ type Link struct {
 
 // WriteLink appends l as one line, each field cut to its cap: the link
 // graph is written as the inventory is, to a file of its own.
-func (inv *Inventory) WriteLink(l Link) error { return inv.writeLine(l.bounded()) }
+func (inv *Inventory) WriteLink(l Link) error {
+	return inv.writeLine(func(b []byte) ([]byte, error) { return appendJSONValue(b, l.bounded()) })
+}
 
-// writeLine appends v, JSON-encoded, as one line.
-func (inv *Inventory) writeLine(v any) error {
+// writeLine appends the line that encode appends to its argument, a JSON
+// value, and a newline.
+func (inv *Inventory) writeLine(encode func([]byte) ([]byte, error)) error {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if inv.closed {
 		return fmt.Errorf("write inventory: %w", os.ErrClosed)
 	}
-	inv.scratch.Reset()
-	if err := inv.enc.Encode(v); err != nil {
+	scratch, err := encode(inv.scratch[:0])
+	if err != nil {
 		return fmt.Errorf("encode inventory record: %w", err)
 	}
-	line := EscapeJSON(inv.scratch.Bytes()) // no C1 or bidi control raw: discover prints it to terminals
+	inv.scratch = append(scratch, '\n')
+	line := EscapeJSON(inv.scratch) // no C1 or bidi control raw: discover prints it to terminals
 	if len(inv.pending) > 0 && len(inv.pending)+len(line) > inventoryBuffer {
 		if err := inv.flush(); err != nil {
 			return err

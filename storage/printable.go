@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -46,6 +47,10 @@ func EscapeJSON(b []byte) []byte {
 	var out []byte
 	last := 0
 	for i := 0; i < len(b); {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			i += 8 // eight ASCII bytes: no hazard, all of them non-ASCII
+			continue
+		}
 		if b[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -25,6 +25,15 @@ func TestEscapeJSON(t *testing.T) {
 	if err := json.Unmarshal(got, &back); err != nil || back != in {
 		t.Errorf("decodes to %q, %v; want %q", back, err, in)
 	}
+	// After ASCII runs of every length, at every place in a word.
+	for k := range 20 {
+		in := strings.Repeat("x", k) + "\u202e" + strings.Repeat("y", k) + "\u0085"
+		raw, _ := json.Marshal(in)
+		want := `"` + strings.Repeat("x", k) + `\u202e` + strings.Repeat("y", k) + `\u0085"`
+		if got := EscapeJSON(raw); string(got) != want {
+			t.Errorf("EscapeJSON(%s) = %s; want %s", raw, got, want)
+		}
+	}
 	plain := []byte(`{"url":"https://ex.test/é"}`)
 	if got := EscapeJSON(plain); &got[0] != &plain[0] {
 		t.Error("EscapeJSON copied a line with nothing to escape")
