@@ -193,3 +193,16 @@ func BenchmarkInventoryWritePage(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// FuzzAppendJSONString holds the string encoder to encoding/json for any
+// bytes at all.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range jsonHazards {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := appendJSONString(nil, s), encodingJSON(t, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSONString(%q) = %s; want %s", s, got, want)
+		}
+	})
+}
