@@ -97,29 +97,50 @@ func (ps *Pages) PutAll(pages []Page) error {
 // database given to NewPages, so that a page's record can be committed with
 // the frontier's own changes.
 func (ps *Pages) PutTx(tx *bbolt.Tx, p Page) error {
-	if p.Key == "" {
-		return errors.New("put page: empty key")
-	}
-	b := tx.Bucket(pagesBucket)
-	if b == nil {
-		return errors.New("put page: no pages bucket in this database")
-	}
-	v, err := json.Marshal(p)
+	v, err := encodePage(p)
 	if err != nil {
-		return fmt.Errorf("put page %s: %w", p.Key, err)
+		return err
 	}
-	v = append([]byte{pageVersion}, v...)
-	if err := b.Put([]byte(p.Key), v); err != nil {
-		return fmt.Errorf("put page %s: %w", p.Key, err)
-	}
-	return nil
+	return ps.put(tx, p.Key, v)
 }
 
 // PutHook returns a function that stores p within a writable transaction
 // of the State's database, for frontier.Outcome.Hook: the page record
-// commits with the frontier's own change.
+// commits with the frontier's own change. p is encoded now, by the
+// caller, so that the frontier's one writer, which runs the hook, only
+// stores it.
 func (ps *Pages) PutHook(p Page) func(*bbolt.Tx) error {
-	return func(tx *bbolt.Tx) error { return ps.PutTx(tx, p) }
+	v, err := encodePage(p)
+	return func(tx *bbolt.Tx) error {
+		if err != nil {
+			return err
+		}
+		return ps.put(tx, p.Key, v)
+	}
+}
+
+// encodePage is p's stored form: pageVersion, then its JSON.
+func encodePage(p Page) ([]byte, error) {
+	if p.Key == "" {
+		return nil, errors.New("put page: empty key")
+	}
+	v, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("put page %s: %w", p.Key, err)
+	}
+	return append([]byte{pageVersion}, v...), nil
+}
+
+// put stores the encoded page v under key within tx.
+func (ps *Pages) put(tx *bbolt.Tx, key string, v []byte) error {
+	b := tx.Bucket(pagesBucket)
+	if b == nil {
+		return errors.New("put page: no pages bucket in this database")
+	}
+	if err := b.Put([]byte(key), v); err != nil {
+		return fmt.Errorf("put page %s: %w", key, err)
+	}
+	return nil
 }
 
 // Get returns the page stored under key, and whether there was one.

@@ -136,6 +136,25 @@ func TestPagesPutTx(t *testing.T) {
 	}
 }
 
+// TestPagesPutHook: the hook stores the page as it was when the hook was
+// made (it is encoded then), and one for a page with no key fails when
+// run, storing nothing.
+func TestPagesPutHook(t *testing.T) {
+	ps, db := newTestPages(t)
+	p := fullPage()
+	hook := ps.PutHook(p)
+	p.URL = "changed after the hook was made"
+	if err := db.Update(hook); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := ps.Get(p.Key); err != nil || !ok || !reflect.DeepEqual(got, fullPage()) {
+		t.Errorf("Get after the hook = %+v, %v, %v; want %+v", got, ok, err, fullPage())
+	}
+	if err := db.Update(ps.PutHook(Page{URL: "u"})); err == nil {
+		t.Error("the hook of a page with no key succeeded")
+	}
+}
+
 func TestPagesForEach(t *testing.T) {
 	ps, _ := newTestPages(t)
 	for _, k := range []string{"c", "a", "b"} {
