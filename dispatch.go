@@ -232,7 +232,7 @@ func (c *Crawler) recordLeft() error {
 			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now, LinkDepth: linkDepthField(it.LinkDepth),
 			Error: "not fetched: max_pages reached",
 		}
-		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
+		rec.Lastmod = lastmodTime(it.Lastmod)
 		return c.out.inventory(rec)
 	})
 }
@@ -264,7 +264,7 @@ func (c *Crawler) recordParked() error {
 			Referrer: it.Referrer, InSitemap: it.InSitemap, FetchedAt: now, LinkDepth: linkDepthField(it.LinkDepth),
 			External: c.external(it.Origin), Error: "not fetched: host parked: " + reason,
 		}
-		rec.Lastmod, _ = time.Parse(time.RFC3339, it.Lastmod)
+		rec.Lastmod = lastmodTime(it.Lastmod)
 		noAnswer := false
 		if cause, ok := strings.CutPrefix(reason, robotsUnavailable); ok {
 			// A robots.txt that got no answer at all (not a status)

@@ -107,7 +107,7 @@ func (c *Crawler) complete(l *frontier.Lease, o outcome) error {
 	rec := o.rec
 	rec.URL, rec.Depth, rec.Referrer = l.Request, l.Depth, l.Referrer
 	rec.FoundVia, rec.InSitemap, rec.LinkDepth = storage.FoundVia(l.Via.String()), l.InSitemap, linkDepthField(l.LinkDepth)
-	rec.Lastmod, _ = time.Parse(time.RFC3339, l.Lastmod)
+	rec.Lastmod = lastmodTime(l.Lastmod)
 	rec.FetchedAt, rec.External = now, c.external(l.Origin) || (l.Requisite && c.conf().scope.checkStart(l.Origin) != "")
 	if rec.FinalURL == "" && rec.Status != 0 {
 		rec.FinalURL = l.Request
@@ -199,4 +199,15 @@ func (c *Crawler) writeFailed(err error) {
 		c.obs.outputError(we.output)
 	}
 	c.stop(err)
+}
+
+// lastmodTime is a URL's sitemap lastmod, as the frontier keeps it
+// (RFC 3339), for its record; zero when it has none. Most URLs have none,
+// and time.Parse of "" builds an error each time.
+func lastmodTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
 }
