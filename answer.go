@@ -112,7 +112,7 @@ func (c *Crawler) content(ctx context.Context, l *frontier.Lease, resp *response
 	page *storage.Page, prev storage.Page, known bool, graph *[]storage.Link) ([]frontier.Item, error) {
 	page.ContentType = rec.ContentType
 	page.Hash = storage.ContentHash(resp.body)
-	if known && prev.Hash == page.Hash {
+	if known && storage.SameContent(prev.Hash, page.Hash, resp.body) {
 		page.Unchanged = prev.Unchanged + 1
 	} else {
 		page.Unchanged = 0

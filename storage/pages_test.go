@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -206,9 +209,36 @@ func TestPagesErrors(t *testing.T) {
 }
 
 func TestContentHash(t *testing.T) {
-	const want = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-	if got := ContentHash(nil); got != want {
-		t.Errorf("ContentHash(nil) = %s", got)
+	// XXH64's published values for these inputs.
+	for body, want := range map[string]string{"": "xxh64:ef46db3751d8e999", "a": "xxh64:d24ec4f1a98c6e5b"} {
+		if got := ContentHash([]byte(body)); got != want {
+			t.Errorf("ContentHash(%q) = %s; want %s", body, got, want)
+		}
+	}
+}
+
+// TestSameContent: a hash ContentHash made, and the SHA-256 of a page
+// stored by an earlier version, each match their body and no other.
+func TestSameContent(t *testing.T) {
+	body, other := []byte("<h1>Hi</h1>"), []byte("<h1>Ho</h1>")
+	legacy := "6e6b3d3fcf1e7b7ac5a4b3e6b1d2c9c4d0a0c9b1e0f0c7a3b2e1d4c5b6a79880" // not body's
+	sum := sha256.Sum256(body)
+	stored := hex.EncodeToString(sum[:])
+	for _, tc := range []struct {
+		hash string
+		body []byte
+		want bool
+	}{
+		{ContentHash(body), body, true},
+		{ContentHash(body), other, false},
+		{stored, body, true},
+		{stored, other, false},
+		{legacy, body, false},
+		{"", body, false},
+	} {
+		if got := SameContent(tc.hash, ContentHash(tc.body), tc.body); got != tc.want {
+			t.Errorf("SameContent(%s, %q) = %v; want %v", tc.hash, tc.body, got, tc.want)
+		}
 	}
 }
 
@@ -234,5 +264,14 @@ func TestPagesPutAll(t *testing.T) {
 	}
 	if _, ok, _ := ps.Get("k3"); ok {
 		t.Error("PutAll that failed kept a record of its transaction")
+	}
+}
+
+// BenchmarkContentHash hashes a body of a docs page's average size.
+func BenchmarkContentHash(b *testing.B) {
+	body := bytes.Repeat([]byte("<p>Return a list of the entries in the directory given by path.</p>\n"), 600)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		ContentHash(body)
 	}
 }

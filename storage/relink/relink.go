@@ -273,7 +273,7 @@ func (r *Relinker) relinkPage(p storage.Page, located func(*url.URL) (string, bo
 	if err != nil {
 		return "", mirror.Known{}, err
 	}
-	if p.Hash != "" && storage.ContentHash(body) != p.Hash {
+	if p.Hash != "" && !storage.SameContent(p.Hash, storage.ContentHash(body), body) {
 		return "", mirror.Known{}, nil
 	}
 	k := mirror.Known{CSS: links.IsCSSType(p.ContentType)}
