@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Mirror keeps fetched bodies as files under a root directory, at the paths
@@ -80,20 +81,23 @@ func (m *Mirror) Root() string { return m.root }
 // makes them).
 func (m *Mirror) Write(u *url.URL, contentType string, body io.Reader) (string, error) {
 	rel := Path(u, contentType)
-	dir, err := m.makeDirs(path.Dir(rel))
-	if err != nil {
-		return "", fmt.Errorf("mirror %s: %w", rel, err)
-	}
-	tmp, err := writeTemp(dir, body)
+	tmp, err := m.writeTempIn(path.Dir(rel), body)
 	if err != nil {
 		return "", fmt.Errorf("mirror %s: %w", rel, err)
 	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	final, err := m.locate(rel)
-	if err == nil {
-		err = os.Rename(tmp, m.abs(final))
+	// Renamed first, asked after: a name that is a directory, which
+	// refuses the rename, sends the file beside it (locate); asking each
+	// time was a system call for every page.
+	final := rel
+	if err = os.Rename(tmp, m.abs(rel)); err != nil {
+		if aside, lerr := m.locate(rel); lerr != nil {
+			err = lerr
+		} else if aside != rel {
+			final, err = aside, os.Rename(tmp, m.abs(aside))
+		}
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -155,6 +159,26 @@ func AsidePath(rel string) string {
 
 const asideMark = "%!"
 
+// writeTempIn writes body into a new temporary file in the directory rel
+// under the root (see writeTemp), making its directories first when they
+// are not all there yet. Most pages go into a directory made for an
+// earlier one, and looking at each directory of the path first was most
+// of the system calls of writing a page: a directory once made is never
+// moved or removed by Mirror, so the file is tried first.
+func (m *Mirror) writeTempIn(rel string, body io.Reader) (string, error) {
+	dir := m.abs(rel)
+	tmp, err := writeTemp(dir, body)
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return tmp, err
+	}
+	// A directory missing, or a file where one should be (moved aside):
+	// the file could not be made, and nothing of body was read.
+	if dir, err = m.makeDirs(rel); err != nil {
+		return "", err
+	}
+	return writeTemp(dir, body)
+}
+
 // makeDirs creates the directories of rel under the root and returns the
 // absolute path of the last. A regular file in the way is moved aside.
 func (m *Mirror) makeDirs(rel string) (string, error) {
@@ -196,7 +220,7 @@ func fileAside(p string) error {
 }
 
 // writeTemp copies body into a new temporary file in dir and returns its
-// name. Temporary names start with ".tmp-", which Path never makes; a
+// name. When the file cannot be made, nothing of body is read. Temporary names start with ".tmp-", which Path never makes; a
 // collision is refused by O_EXCL, never clobbered. The file is made with its final mode, as
 // os.CreateTemp's 0600 would need a chmod: one more inode change per page.
 func writeTemp(dir string, body io.Reader) (string, error) {
