@@ -228,7 +228,7 @@ func writeTemp(dir string, body io.Reader) (string, error) {
 	var err error
 	for range 100 {
 		name := filepath.Join(dir, tempPrefix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = createNew(name)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
