@@ -82,6 +82,7 @@ func extractFrom(p *links.Page, pageURL *url.URL, agent string) extracted {
 		}
 	}
 	out.refs, out.base = p.Refs, resolveAt
+	out.links = make([]link, 0, len(p.Refs)) // at most one each, and most refs are links
 	res := resolver{base: resolveAt, seen: make(map[string]*url.URL, len(p.Refs))}
 	for _, r := range p.Refs {
 		kind, ok := kindOf[r.Kind]
