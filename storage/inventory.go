@@ -200,7 +200,8 @@ func cutTorn(f *os.File) error {
 // buffer was full and could not be written out.
 func (inv *Inventory) Write(r Record) error {
 	r.FetchedAt = r.FetchedAt.UTC()
-	return inv.writeLine(func(b []byte) ([]byte, error) { return appendRecord(b, r.bounded()) })
+	r = r.bounded()
+	return inv.writeLine(func(b []byte) ([]byte, error) { return appendRecord(b, &r) })
 }
 
 // Link is one line of the link graph (output.links): a link found on a

@@ -137,7 +137,7 @@ func TestAppendRecordIsJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20000 {
 		r := randomRecord(rng)
-		got, err := appendRecord(nil, r)
+		got, err := appendRecord(nil, &r)
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
@@ -149,7 +149,7 @@ func TestAppendRecordIsJSON(t *testing.T) {
 	full := randomRecord(rng)
 	for _, status := range []int{0, 200} {
 		full.Status = status
-		got, _ := appendRecord(nil, full)
+		got, _ := appendRecord(nil, &full)
 		if want := encodingJSON(t, wireForm(full)); !bytes.Equal(got, want) {
 			t.Fatalf("status %d:\n got %s\nwant %s", status, got, want)
 		}
@@ -160,7 +160,7 @@ func TestAppendRecordIsJSON(t *testing.T) {
 // Write did with encoding/json.
 func TestAppendRecordBadTime(t *testing.T) {
 	r := Record{URL: "http://h/", FetchedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if _, err := appendRecord(nil, r); err == nil {
+	if _, err := appendRecord(nil, &r); err == nil {
 		t.Fatal("a fetched_at in year 10000 was written")
 	}
 	if err := NewInventory(&bytes.Buffer{}).Write(r); err == nil {
