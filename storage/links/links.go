@@ -170,9 +170,9 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 	factAttrs := false
 	if w.facts != nil {
 		w.facts.start(name, tt == html.SelfClosingTagToken)
-		factAttrs = w.facts.needAttrs(name) || z.mayHaveAttr("id")
+		factAttrs = w.facts.needAttrs(name) || z.mayHaveKeys(keyID)
 	}
-	if !holdsURL && !factAttrs && !z.mayHaveAttr("style") {
+	if !holdsURL && !factAttrs && !z.mayHaveKeys(keyStyle) {
 		// No URL here: its attributes need not be read (TagAttr, which
 		// decodes them, is most of a tag's cost).
 		w.write(w.raw)

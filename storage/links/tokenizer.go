@@ -47,6 +47,11 @@ type tokenizer struct {
 	verbatim              bool            // the current tag's keys and values need no decoding (see verbatim)
 	exact                 *html.Tokenizer // the current tag, when its attributes need decoding
 	slow                  *html.Tokenizer // the rest of the document, once handed over
+	// Of the current tag, found as it is read: its name is written as
+	// TagName gives it (no upper-case letter, no NUL), and which of the
+	// keys the walker asks for it has (see mayHaveAttr).
+	nameLower bool
+	keysSeen  uint8
 }
 
 type span struct{ start, end int }
@@ -120,6 +125,7 @@ func (z *tokenizer) Next() html.TokenType {
 		return z.tt
 	}
 	z.attrs, z.nAttr, z.exact, z.seen = z.attrs[:0], 0, nil, nil
+	z.nameLower, z.keysSeen = false, 0
 	z.raw = span{z.pos, z.pos}
 	z.data = z.raw
 	if tag := z.rawTag; tag != "" {
@@ -263,14 +269,23 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 	if !start {
 		k++
 	}
-	// The name: up to white space (consumed), '/' or '>'.
+	// The name: up to white space (consumed), '/' or '>'. Whether it
+	// holds a byte TagName changes is told as it is read, not by reading
+	// it again for every tag.
 	z.data.start = k
-	for k++; k < len(doc) && tagByte[doc[k]]&(tagSpace|tagSlash|tagClose) == 0; k++ {
+	seen := tagByte[doc[k]]
+	for k++; k < len(doc); k++ {
+		c := tagByte[doc[k]]
+		if c&(tagSpace|tagSlash|tagClose) != 0 {
+			break
+		}
+		seen |= c
 	}
 	if k >= len(doc) {
 		return z.handOver(i, false)
 	}
 	z.data.end = k
+	z.nameLower = seen&tagFolds == 0
 	k = z.skipSpace(k)
 	for k < len(doc) && doc[k] != '>' {
 		var a attrSpan
@@ -279,7 +294,7 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 		if doc[k] == '=' {
 			k++
 		}
-		for k < len(doc) && tagByte[doc[k]] == 0 {
+		for k < len(doc) && tagByte[doc[k]]&tagEnds == 0 {
 			k++
 		}
 		a.key.end = k
@@ -319,6 +334,7 @@ func (z *tokenizer) tag(i int, start bool) html.TokenType {
 		}
 		if start && a.key.end > a.key.start && !z.hasKey(doc[a.key.start:a.key.end]) {
 			z.attrs = append(z.attrs, a)
+			z.keysSeen |= keyFlag(doc[a.key.start:a.key.end])
 		}
 		k = z.skipSpace(k)
 	}
@@ -353,18 +369,46 @@ func lowerBit(c byte) byte {
 
 // tagByte classes the bytes that end a tag's name, key or value, so that
 // each byte of a tag is told by one look-up rather than up to eight
-// comparisons.
-var tagByte = [256]uint8{
-	' ': tagSpace, '\n': tagSpace, '\r': tagSpace, '\t': tagSpace, '\f': tagSpace,
-	'/': tagSlash, '>': tagClose, '=': tagEquals,
-}
+// comparisons, and those TagName changes in a name.
+var tagByte = func() (t [256]uint8) {
+	for _, c := range []byte(" \n\r\t\f") {
+		t[c] = tagSpace
+	}
+	t['/'], t['>'], t['='] = tagSlash, tagClose, tagEquals
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = tagFolds
+	}
+	t[0] = tagFolds
+	return t
+}()
 
 const (
 	tagSpace = 1 << iota
 	tagSlash
 	tagClose
 	tagEquals
+	tagFolds // an upper-case ASCII letter or NUL: TagName lower-cases or replaces it
+
+	tagEnds = tagSpace | tagSlash | tagClose | tagEquals // what ends a key
 )
+
+// The keys mayHaveAttr answers for from keysSeen rather than by looking
+// at every key again: a docs page asks for these two of nearly every tag.
+const (
+	keyID = 1 << iota
+	keyStyle
+)
+
+// keyFlag is key's bit in keysSeen (ASCII case folded), 0 for other keys.
+func keyFlag(key []byte) uint8 {
+	switch {
+	case len(key) == 2 && equalFold(key, "id"):
+		return keyID
+	case len(key) == 5 && equalFold(key, "style"):
+		return keyStyle
+	}
+	return 0
+}
 
 func (z *tokenizer) skipSpace(k int) int {
 	for k < len(z.doc) && tagByte[z.doc[k]] == tagSpace {
@@ -456,16 +500,10 @@ func (z *tokenizer) rawTextEnd(tag string) (int, bool) {
 // NUL (TagName replaces it); false when it does not, or when x/net/html
 // reads the tag. Do not change it.
 func (z *tokenizer) lowerName() ([]byte, bool) {
-	if z.slow != nil {
+	if z.slow != nil || !z.nameLower {
 		return nil, false
 	}
-	name := z.doc[z.data.start:z.data.end]
-	for _, c := range name {
-		if 'A' <= c && c <= 'Z' || c == 0 {
-			return nil, false
-		}
-	}
-	return name, true
+	return z.doc[z.data.start:z.data.end], true
 }
 
 // mayHaveAttr reports whether the current start tag may have an attribute
@@ -475,6 +513,9 @@ func (z *tokenizer) lowerName() ([]byte, bool) {
 // the many tags that hold neither a URL nor a fact; scanning the raw tag
 // for "style" and " id=" to tell was 8% of reading a docs page.
 func (z *tokenizer) mayHaveAttr(key string) bool {
+	if f := keyFlag([]byte(key)); f != 0 {
+		return z.mayHaveKeys(f)
+	}
 	if z.slow != nil {
 		return true
 	}
@@ -484,6 +525,13 @@ func (z *tokenizer) mayHaveAttr(key string) bool {
 		}
 	}
 	return false
+}
+
+// mayHaveKeys is mayHaveAttr for the keys of keyFlag, any of keys (bits
+// of keysSeen): one bit test, noted as the tag was read, where looking at
+// each key again for id and style was 3% of reading a docs page.
+func (z *tokenizer) mayHaveKeys(keys uint8) bool {
+	return z.slow != nil || z.keysSeen&keys != 0
 }
 
 // NextIsNotRawText says the text after the current start tag is markup.

@@ -225,6 +225,8 @@ func TestMayHaveAttr(t *testing.T) {
 			for _, k := range []string{"id", "style", "href"} {
 				quick[k] = z.mayHaveAttr(k)
 			}
+			// The walker's bit tests, noted as the tag was read.
+			bits := map[string]bool{"id": z.mayHaveKeys(keyID), "style": z.mayHaveKeys(keyStyle)}
 			exact := z.slow == nil
 			for more := true; more; {
 				k, _, m := z.TagAttr()
@@ -237,6 +239,11 @@ func TestMayHaveAttr(t *testing.T) {
 			for k, q := range quick {
 				if has[k] && !q || exact && q != has[k] {
 					t.Errorf("%q, tag %q: mayHaveAttr(%q) = %v, TagAttr gives it: %v", doc, z.Raw(), k, q, has[k])
+				}
+			}
+			for k, q := range bits {
+				if has[k] && !q || exact && q != has[k] {
+					t.Errorf("%q, tag %q: mayHaveKeys(%s) = %v, TagAttr gives it: %v", doc, z.Raw(), k, q, has[k])
 				}
 			}
 		}
