@@ -82,3 +82,30 @@ func TestReadHTMLManyRefs(t *testing.T) {
 		}
 	}
 }
+
+// The blocks a page's references are gathered in are reused by the next
+// page read: a Page's Refs must not be one of them, nor share one, at
+// any count of references about a block's size.
+func TestReadHTMLRefsNotShared(t *testing.T) {
+	page := func(n int, prefix string) []byte {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "<a href=/%s%d>%s%d</a>", prefix, i, prefix, i)
+		}
+		return []byte(b.String())
+	}
+	for _, n := range []int{1, refBlock - 1, refBlock, refBlock + 1, 2*refBlock + 1} {
+		p := ReadHTML(page(n, "a"), "text/html")
+		for range 3 { // others read after it, whatever the pool gives them
+			ReadHTML(page(n+1, "b"), "text/html")
+		}
+		if len(p.Refs) != n {
+			t.Fatalf("%d links: %d references", n, len(p.Refs))
+		}
+		for i, r := range p.Refs {
+			if want := fmt.Sprintf("/a%d", i); r.URL != want || r.Anchor != want[1:] {
+				t.Fatalf("%d links: reference %d is %q %q after other pages were read, want %q", n, i, r.URL, r.Anchor, want)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/cascadia"
 
@@ -72,7 +73,7 @@ func isASCII(b []byte) bool {
 // references when limit > 0.
 func readPage(doc []byte, limit int) *Page {
 	p := &Page{head: &html.Node{Type: html.DocumentNode}}
-	refs := refBlocks{cur: make([]Ref, 0, 128)}
+	var refs refBlocks
 	heads := 0 // <link>, <meta> and <base> elements seen
 	w := walker{
 		visit: func(ref Ref) (string, bool) {
@@ -107,44 +108,52 @@ func readPage(doc []byte, limit int) *Page {
 	return p
 }
 
-// refBlock is how many references a block of refBlocks holds at most:
-// 30 KB, below the size from which Go allocates a large object.
+// refBlock is how many references a block of refBlocks holds: 30 KB,
+// below the size from which Go allocates a large object.
 const refBlock = 256
 
-// refBlocks gathers a page's references in blocks, the first of 128
-// (most pages need no other), copied once into a slice of their exact
-// length at the end; a reference stays where add put it until then.
-// Appended to one slice, which grows by a quarter at a time, a docs
-// page's 2,480 references were allocated five times over, and those
-// bytes and the collector's work that followed them cost a tenth of the
-// CPU of reading the page.
+// refBlockPool holds the blocks of refBlocks between two pages, each
+// cleared: a page's references are gathered in blocks of the pool and
+// copied once into Refs, so that what reading a page allocates for them
+// is their exact length. A first block of 128 made per page, and more as
+// a page had more, were two thirds of the bytes reading the docs pages
+// allocated.
+var refBlockPool = sync.Pool{New: func() any { return new([refBlock]Ref) }}
+
+// refBlocks gathers a page's references in blocks of refBlockPool, copied
+// once into a slice of their exact length by all, which gives the blocks
+// back: a reference stays where add put it until then. (Appended to one
+// slice, which grows by a quarter at a time, a docs page's 2,480
+// references were allocated five times over.)
 type refBlocks struct {
-	full [][]Ref // blocks filled
-	cur  []Ref
-	n    int // references added
+	blocks []*[refBlock]Ref
+	n      int // references added
 }
 
 // add adds r and returns where it is kept until all is called.
 func (b *refBlocks) add(r Ref) *Ref {
-	if len(b.cur) == cap(b.cur) {
-		b.full = append(b.full, b.cur)
-		b.cur = make([]Ref, 0, min(2*cap(b.cur), refBlock))
+	i := b.n % refBlock
+	if i == 0 {
+		b.blocks = append(b.blocks, refBlockPool.Get().(*[refBlock]Ref))
 	}
-	b.cur = append(b.cur, r)
+	blk := b.blocks[len(b.blocks)-1]
+	blk[i] = r
 	b.n++
-	return &b.cur[len(b.cur)-1]
+	return &blk[i]
 }
 
-// all returns the references added, in order.
+// all returns the references added, in order, and gives the blocks back
+// to the pool, cleared: b is not to be used after.
 func (b *refBlocks) all() []Ref {
-	if b.full == nil {
-		return b.cur
+	refs := make([]Ref, b.n)
+	for k, blk := range b.blocks {
+		used := blk[:min(b.n-k*refBlock, refBlock)]
+		copy(refs[k*refBlock:], used)
+		clear(used)
+		refBlockPool.Put(blk)
 	}
-	refs := make([]Ref, 0, b.n)
-	for _, blk := range b.full {
-		refs = append(refs, blk...)
-	}
-	return append(refs, b.cur...)
+	b.blocks = nil
+	return refs
 }
 
 // addHead adds an element to the head document.
