@@ -250,22 +250,25 @@ func (s *factScan) done() Facts {
 // branch each that the processor cannot predict, was a fifth of a docs
 // mirror's CPU. So the 64 counts are kept in three stages, each emptied
 // into the next before it can overflow:
-//   - digits: 64 four-bit counters, bit-sliced (bit i of digits[k] is
-//     binary digit k of bit i's count), to which a feature's hash is
-//     added with seven word-wide logic operations, up to 15 features;
+//   - a batch of up to 15 features, added together (addBatch) into 64
+//     four-bit counters, bit-sliced (bit i of digit k is binary digit k
+//     of bit i's count), with seven word-wide logic operations each, the
+//     digits held in registers;
 //   - lanes: eight byte-wide counters per uint64, to which a digit word
 //     is added eight bits at a time (spread), up to 255;
 //   - ones, plain ints.
 //
 // Adding each feature into the lanes directly (16 memory operations) was
-// a sixth of reading a PostgreSQL docs page, whose words are many.
+// a sixth of reading a PostgreSQL docs page, whose words are many; adding
+// each into digits kept in memory, a call per word, 5% of reading the
+// docs pages.
 type simSums struct {
-	digits   [4]uint64 // since the last spill
-	inDigits int       // features added since the last spill
-	lanes    [8]uint64 // lanes[j]'s byte k counts bit 8j+k, since the last flush
-	inLanes  int       // features spilled into lanes since the last flush
-	ones     [64]int   // bit i's count, up to the last flush
-	n        int       // features added
+	batch   [15]uint64 // features not yet added
+	inBatch int
+	lanes   [8]uint64 // lanes[j]'s byte k counts bit 8j+k, since the last flush
+	inLanes int       // features added into lanes since the last flush
+	ones    [64]int   // bit i's count, up to the last flush
+	n       int       // features added
 }
 
 // spread[b]'s byte k is bit k of b.
@@ -278,35 +281,36 @@ var spread = func() (t [256]uint64) {
 	return t
 }()
 
-// add adds a feature's hash: a ripple-carry add of one to the counters
-// of its set bits, digit by digit.
+// add adds a feature's hash, in a batch.
 func (s *simSums) add(h uint64) {
-	d := &s.digits
-	c := h
-	d[0], c = d[0]^c, d[0]&c
-	d[1], c = d[1]^c, d[1]&c
-	d[2], c = d[2]^c, d[2]&c
-	d[3] ^= c
-	s.n++
-	if s.inDigits++; s.inDigits == 15 {
-		s.spill()
+	s.batch[s.inBatch] = h
+	if s.inBatch++; s.inBatch == len(s.batch) {
+		s.addBatch()
 	}
 }
 
-// spill adds the digits' counts (each at most 15) into the lanes.
-func (s *simSums) spill() {
-	if s.inLanes+s.inDigits > 255 {
+// addBatch adds the batch into the lanes: first into four digits, by a
+// ripple-carry add of one to the counters of each feature's set bits,
+// digit by digit; then the digits' counts (each at most 15) into the
+// lanes.
+func (s *simSums) addBatch() {
+	var d0, d1, d2, d3 uint64
+	for _, c := range s.batch[:s.inBatch] {
+		d0, c = d0^c, d0&c
+		d1, c = d1^c, d1&c
+		d2, c = d2^c, d2&c
+		d3 ^= c
+	}
+	if s.inLanes+s.inBatch > 255 {
 		s.flush()
 	}
 	for j := range s.lanes {
-		lane := s.lanes[j]
-		for k, d := range s.digits {
-			lane += spread[byte(d>>(8*j))] << k
-		}
-		s.lanes[j] = lane
+		s.lanes[j] += spread[byte(d0>>(8*j))] + spread[byte(d1>>(8*j))]<<1 +
+			spread[byte(d2>>(8*j))]<<2 + spread[byte(d3>>(8*j))]<<3
 	}
-	s.inLanes += s.inDigits
-	s.digits, s.inDigits = [4]uint64{}, 0
+	s.inLanes += s.inBatch
+	s.n += s.inBatch
+	s.inBatch = 0
 }
 
 func (s *simSums) flush() {
@@ -320,7 +324,7 @@ func (s *simSums) flush() {
 
 // sum is the SimHash of the features added.
 func (s *simSums) sum() uint64 {
-	s.spill()
+	s.addBatch()
 	s.flush()
 	var h uint64
 	for i, ones := range s.ones {
