@@ -2,6 +2,7 @@ package links
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -43,6 +44,7 @@ type tokenizer struct {
 	// Of the current text token: its text is not decoded (script,
 	// style, ...), and a NUL in it is replaced (raw text and RCDATA).
 	textIsRaw, convertNUL bool
+	text                  []byte          // the decoded text Text gave last, when it decoded it here
 	keys                  []byte          // lower-cased keys of the current tag
 	verbatim              bool            // the current tag's keys and values need no decoding (see verbatim)
 	exact                 *html.Tokenizer // the current tag, when its attributes need decoding
@@ -552,7 +554,8 @@ func (z *tokenizer) Raw() []byte {
 }
 
 // Text returns the decoded text of a text token (nil for any other), as
-// Tokenizer.Text does. It may be the document's own bytes: do not change it.
+// Tokenizer.Text does. It may be the document's own bytes, or the
+// tokenizer's, valid until the next call: do not change it.
 func (z *tokenizer) Text() []byte {
 	if z.slow != nil {
 		if z.tt != html.TextToken {
@@ -569,9 +572,76 @@ func (z *tokenizer) Text() []byte {
 	}
 	s = convert(s, z.convertNUL)
 	if !z.textIsRaw && bytes.IndexByte(s, '&') >= 0 {
+		if t, ok := unescapeCommon(z.text[:0], s); ok {
+			z.text = t
+			return t
+		}
 		s = []byte(html.UnescapeString(string(s)))
 	}
 	return s
+}
+
+// unescapeCommon appends s to dst with its character references decoded,
+// as html.UnescapeString decodes them, when each is one of commonRef's;
+// false when one is not. The text of a docs page's code holds many
+// (&gt;&gt;&gt;, &#39;), and a text holding one cost three copies
+// through UnescapeString.
+func unescapeCommon(dst, s []byte) ([]byte, bool) {
+	for {
+		i := bytes.IndexByte(s, '&')
+		if i < 0 {
+			return append(dst, s...), true
+		}
+		dst = append(dst, s[:i]...)
+		r, n := commonRef(s[i:])
+		if n == 0 {
+			return dst, false
+		}
+		dst = utf8.AppendRune(dst, r)
+		s = s[i+n:]
+	}
+}
+
+// commonRef decodes the character reference at the start of s, which
+// begins with '&', when it is one that reads the same in text and in an
+// attribute and needs no table: &amp;, &lt;, &gt;, &quot; or &nbsp;, or a
+// decimal reference of at most three digits to an ASCII character other
+// than NUL, each ended by ';'. It returns the character and the
+// reference's length, 0 for any other.
+func commonRef(s []byte) (rune, int) {
+	if len(s) > 1 && s[1] == '#' {
+		v, k := 0, 2
+		for ; k < len(s) && k < 5 && '0' <= s[k] && s[k] <= '9'; k++ {
+			v = 10*v + int(s[k]-'0')
+		}
+		if k > 2 && k < len(s) && s[k] == ';' && 0 < v && v < utf8.RuneSelf {
+			return rune(v), k + 1
+		}
+		return 0, 0
+	}
+	k := 1
+	for k < len(s) && isAlnum(s[k]) {
+		k++
+	}
+	if k == len(s) || s[k] != ';' {
+		return 0, 0
+	}
+	var r rune
+	switch string(s[1:k]) {
+	case "amp":
+		r = '&'
+	case "lt":
+		r = '<'
+	case "gt":
+		r = '>'
+	case "quot":
+		r = '"'
+	case "nbsp":
+		r = '\u00a0'
+	default:
+		return 0, 0
+	}
+	return r, k + 1
 }
 
 var (

@@ -270,3 +270,29 @@ func TestVerbatim(t *testing.T) {
 		}
 	}
 }
+
+// TestUnescapeCommon checks the references decoded without x/net/html
+// against html.UnescapeString, in text, and that it declines the others.
+func TestUnescapeCommon(t *testing.T) {
+	refs := []string{"&amp;", "&lt;", "&gt;", "&quot;", "&nbsp;", "&#39;", "&#039;", "&#9;", "&#13;", "&#127;",
+		"&amp", "&ampx;", "&AMP;", "&Lt;", "&lt", "&ltx", "&notit;", "&not;", "&apos;", "&#0;", "&#00;", "&#128;",
+		"&#0039;", "&#x41;", "&#X41;", "&#;", "&#", "&", "&;", "&#39", "&#39x", "&#1234567;", "&nbsp", "&quot=", "&& "}
+	var docs []string
+	for _, r := range refs {
+		docs = append(docs, r, "a"+r+"b", r+r, "x "+r+" &gt; "+r)
+	}
+	decoded := 0
+	for _, doc := range docs {
+		want := html.UnescapeString(doc)
+		got, ok := unescapeCommon([]byte("junk")[:0], []byte(doc))
+		if ok {
+			decoded++
+			if string(got) != want {
+				t.Errorf("unescapeCommon(%q) = %q, UnescapeString gives %q", doc, got, want)
+			}
+		}
+	}
+	if decoded < 40 {
+		t.Errorf("%d of %d texts decoded, want the common ones", decoded, len(docs))
+	}
+}
