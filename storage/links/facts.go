@@ -52,14 +52,8 @@ type factScan struct {
 }
 
 // invisible reports whether name is an element whose text is not the
-// page's visible text. A switch, not a map: it is asked for every tag.
-func invisible(name []byte) bool {
-	switch string(name) {
-	case "script", "style", "template", "noscript", "title":
-		return true
-	}
-	return false
-}
+// page's visible text: script, style, template, noscript and title.
+func invisible(name []byte) bool { return elementOf(name)&elHidden != 0 }
 
 const (
 	fnvOffset = 14695981039346656037
@@ -70,12 +64,12 @@ func newFactScan() *factScan {
 	return &factScan{f: Facts{ContentHash: fnvOffset}}
 }
 
-// start notes a start tag; selfClosing ones open nothing.
-func (s *factScan) start(name []byte, selfClosing bool) {
+// start notes a start tag of element el; selfClosing ones open nothing.
+func (s *factScan) start(el element, selfClosing bool) {
 	switch {
-	case string(name) == "h1":
+	case el&elH1 != 0:
 		s.f.H1Count++
-	case !selfClosing && invisible(name):
+	case !selfClosing && el&elHidden != 0:
 		s.skip++
 	}
 }
@@ -87,17 +81,11 @@ func (s *factScan) end(name []byte) {
 	}
 }
 
-// needAttrs reports whether the tag name has attributes the facts read,
-// an id aside (any element may have one): <html>'s lang, an <img>'s alt,
-// an <a name>.
-func (s *factScan) needAttrs(name []byte) bool {
-	switch string(name) {
-	case "html":
-		return !s.sawHTML
-	case "img", "a":
-		return true
-	}
-	return false
+// needAttrs reports whether the element el has attributes the facts
+// read, an id aside (any element may have one): <html>'s lang, an <img>'s
+// alt, an <a name>.
+func (s *factScan) needAttrs(el element) bool {
+	return el&elFactAttrs != 0 || el&elHTML != 0 && !s.sawHTML
 }
 
 // attrs takes in the attributes of a tag needAttrs asked for.

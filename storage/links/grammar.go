@@ -11,17 +11,60 @@ var elements = []string{
 }
 
 // holdsURL reports whether the element name (lower-case) is one of
-// elements. A switch, which the compiler makes a search on length and
-// bytes, rather than a map: the look-up is made for every start tag of
-// every page, and hashing the name was 4% of a docs mirror's CPU.
-func holdsURL(name []byte) bool {
+// elements.
+func holdsURL(name []byte) bool { return elementOf(name)&elURL != 0 }
+
+// element is what the walker does with an element's start tag, told by
+// its name alone.
+type element uint16
+
+const (
+	elURL       element = 1 << iota // one of elements
+	elHidden                        // its text is not the page's visible text (see Facts)
+	elMarkup                        // noscript, noframes: its content is read as markup
+	elStyle                         // <style>: its text is CSS
+	elFactAttrs                     // img and a: the facts read attributes of each
+	elHTML                          // <html>: the facts read its lang
+	elHead                          // link, meta, base: the head document's
+	elTitle                         // <title>: Page.Title
+	elH1                            // <h1>: Page.H1 and the facts' count
+	elImage                         // <image>, read as <img>
+)
+
+// elementOf says what name (lower-case) is to the walker. One switch,
+// which the compiler makes a search on length and bytes, asked once for
+// every start tag of every page, rather than a switch or a map for each
+// question (holds a URL? hidden? a head element? ...): hashing a name for
+// a map was 4% of a docs mirror's CPU.
+func elementOf(name []byte) element {
 	switch string(name) {
-	case "a", "area", "audio", "base", "blockquote", "body", "button", "del", "embed", "form", "frame", "iframe",
-		"img", "input", "ins", "link", "meta", "object", "q", "script", "source", "table", "td", "th",
-		"track", "video":
-		return true
+	case "a", "img":
+		return elURL | elFactAttrs
+	case "image":
+		return elURL | elFactAttrs | elImage
+	case "base", "link", "meta":
+		return elURL | elHead
+	case "script":
+		return elURL | elHidden
+	case "area", "audio", "blockquote", "body", "button", "del", "embed", "form", "frame", "iframe",
+		"input", "ins", "object", "q", "source", "table", "td", "th", "track", "video":
+		return elURL
+	case "style":
+		return elStyle | elHidden
+	case "title":
+		return elTitle | elHidden
+	case "template":
+		return elHidden
+	case "noscript":
+		return elMarkup | elHidden
+	case "noframes":
+		return elMarkup
+	case "h1":
+		return elH1
+	case "html":
+		return elHTML
 	}
-	return false
+	return 0
 }
 
 // names are the element and attribute names the grammar knows, so that a

@@ -81,7 +81,7 @@ type attr struct{ key, val []byte }
 type walker struct {
 	visit func(Ref) (string, bool)
 	out   *bytes.Buffer                   // nil: visit only
-	tag   func(name string, attrs []attr) // when set, called with each start tag of headTags
+	tag   func(name string, attrs []attr) // when set, called with each start tag of link, meta and base (elHead)
 	attrs []attr
 	raw   []byte   // a copy of the raw tag: x/net/html's TagAttr, reading what the tokenizer hands over, decodes in place
 	name  []byte   // the current tag's name (see tagName)
@@ -91,9 +91,6 @@ type walker struct {
 
 	facts *factScan // when set, gathers the page's Facts
 }
-
-// headTags are the elements the tag hook of a walker sees.
-var headTags = map[string]bool{"link": true, "meta": true, "base": true}
 
 func (w *walker) write(b []byte) {
 	if w.out != nil {
@@ -153,24 +150,24 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 		w.raw = append(w.raw[:0], z.Raw()...)
 	}
 	name := w.tagName(z)
-	if w.texts != nil && tt == html.StartTagToken {
-		w.texts.start(name)
+	el := elementOf(name)
+	start := tt == html.StartTagToken
+	if w.texts != nil && start {
+		w.texts.start(el)
 	}
-	isStyle := string(name) == "style" && tt == html.StartTagToken
-	switch string(name) {
-	case "noscript", "noframes":
+	isStyle := el&elStyle != 0 && start
+	if el&elMarkup != 0 && start {
 		// Markup to a browser without scripts or frames, as to wget.
-		if tt == html.StartTagToken {
-			z.NextIsNotRawText()
-		}
-	case "image":
+		z.NextIsNotRawText()
+	}
+	if el&elImage != 0 {
 		name = []byte("img")
 	}
-	holdsURL := holdsURL(name)
+	holdsURL := el&elURL != 0
 	factAttrs := false
 	if w.facts != nil {
-		w.facts.start(name, tt == html.SelfClosingTagToken)
-		factAttrs = w.facts.needAttrs(name) || z.mayHaveKeys(keyID)
+		w.facts.start(el, tt == html.SelfClosingTagToken)
+		factAttrs = w.facts.needAttrs(el) || z.mayHaveKeys(keyID)
 	}
 	if !holdsURL && !factAttrs && !z.mayHaveKeys(keyStyle) {
 		// No URL here: its attributes need not be read (TagAttr, which
@@ -196,7 +193,7 @@ func (w *walker) startTag(z *tokenizer, tt html.TokenType) bool {
 		w.write(w.raw)
 		return isStyle
 	}
-	if w.tag != nil && headTags[string(name)] {
+	if w.tag != nil && el&elHead != 0 {
 		w.tag(string(name), w.attrs)
 	}
 	if w.refs(intern(name)) {
@@ -490,12 +487,12 @@ type texts struct {
 	anchorAlt string
 }
 
-func (t *texts) start(name []byte) {
+func (t *texts) start(el element) {
 	switch {
 	case t.in != nil:
-	case string(name) == "title" && !t.sawTitle:
+	case el&elTitle != 0 && !t.sawTitle:
 		t.in, t.inName, t.sawTitle = &t.title, "title", true
-	case string(name) == "h1" && !t.sawH1:
+	case el&elH1 != 0 && !t.sawH1:
 		t.in, t.inName, t.sawH1 = &t.h1, "h1", true
 	}
 }

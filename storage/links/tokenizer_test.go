@@ -196,6 +196,31 @@ func TestElementSwitches(t *testing.T) {
 			t.Errorf("holdsURL(%q) = true, want false", e)
 		}
 	}
+	// The walker's other questions of a name, each told by elementOf.
+	names := append(slices.Clone(elements), "span", "div", "p", "style", "title", "template", "noscript",
+		"noframes", "h1", "h2", "html", "image", "Script", "")
+	for _, n := range names {
+		el := elementOf([]byte(n))
+		for _, q := range []struct {
+			flag element
+			want bool
+		}{
+			{elHidden, slices.Contains([]string{"script", "style", "template", "noscript", "title"}, n)},
+			{elMarkup, n == "noscript" || n == "noframes"},
+			{elStyle, n == "style"},
+			{elFactAttrs, n == "img" || n == "a" || n == "image"},
+			{elHTML, n == "html"},
+			{elHead, n == "link" || n == "meta" || n == "base"},
+			{elTitle, n == "title"},
+			{elH1, n == "h1"},
+			{elImage, n == "image"},
+			{elURL, slices.Contains(elements, n) || n == "image"},
+		} {
+			if got := el&q.flag != 0; got != q.want {
+				t.Errorf("elementOf(%q) has %b: %v, want %v", n, q.flag, got, q.want)
+			}
+		}
+	}
 	for _, e := range []string{"iframe", "noembed", "noframes", "noscript", "plaintext", "script", "style", "textarea", "title", "xmp"} {
 		if got := rawElement([]byte(strings.ToUpper(e[:1]) + e[1:])); got != e {
 			t.Errorf("rawElement(%q) = %q, want %q", e, got, e)
