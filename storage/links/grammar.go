@@ -67,24 +67,93 @@ func elementOf(name []byte) element {
 	return 0
 }
 
-// names are the element and attribute names the grammar knows, so that a
-// Ref's Tag and Attr cost no allocation.
-var names = map[string]string{}
+// attrNames are the attribute names the grammar knows.
+var attrNames = []string{"href", "xlink:href", "src", "srcset", "longdesc", "poster", "formaction",
+	"action", "data", "background", "content", "cite", "style"}
 
-func init() {
-	for _, e := range elements {
-		names[e] = e
-	}
-	for _, a := range []string{"href", "xlink:href", "src", "srcset", "longdesc", "poster", "formaction",
-		"action", "data", "background", "content", "cite", "style"} {
-		names[a] = a
-	}
-}
-
-// intern returns b as a string, without allocating for a name of names.
+// intern returns b as a string, without allocating for a name of elements
+// or attrNames. A switch, not a map: it is asked for each reference's tag
+// and attribute, and hashing them was 2% of reading the docs pages.
 func intern(b []byte) string {
-	if s, ok := names[string(b)]; ok {
-		return s
+	switch string(b) {
+	case "a":
+		return "a"
+	case "area":
+		return "area"
+	case "audio":
+		return "audio"
+	case "base":
+		return "base"
+	case "blockquote":
+		return "blockquote"
+	case "body":
+		return "body"
+	case "button":
+		return "button"
+	case "del":
+		return "del"
+	case "embed":
+		return "embed"
+	case "form":
+		return "form"
+	case "frame":
+		return "frame"
+	case "iframe":
+		return "iframe"
+	case "img":
+		return "img"
+	case "input":
+		return "input"
+	case "ins":
+		return "ins"
+	case "link":
+		return "link"
+	case "meta":
+		return "meta"
+	case "object":
+		return "object"
+	case "q":
+		return "q"
+	case "script":
+		return "script"
+	case "source":
+		return "source"
+	case "table":
+		return "table"
+	case "td":
+		return "td"
+	case "th":
+		return "th"
+	case "track":
+		return "track"
+	case "video":
+		return "video"
+	case "href":
+		return "href"
+	case "xlink:href":
+		return "xlink:href"
+	case "src":
+		return "src"
+	case "srcset":
+		return "srcset"
+	case "longdesc":
+		return "longdesc"
+	case "poster":
+		return "poster"
+	case "formaction":
+		return "formaction"
+	case "action":
+		return "action"
+	case "data":
+		return "data"
+	case "background":
+		return "background"
+	case "content":
+		return "content"
+	case "cite":
+		return "cite"
+	case "style":
+		return "style"
 	}
 	return string(b)
 }

@@ -196,6 +196,22 @@ func TestElementSwitches(t *testing.T) {
 			t.Errorf("holdsURL(%q) = true, want false", e)
 		}
 	}
+	var known [][]byte
+	for _, n := range append(slices.Clone(elements), attrNames...) {
+		known = append(known, []byte(n))
+	}
+	for _, n := range known {
+		if got := intern(n); got != string(n) {
+			t.Errorf("intern(%q) = %q", n, got)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() {
+		for _, n := range known {
+			intern(n)
+		}
+	}); n != 0 {
+		t.Errorf("intern allocates %v times for the names the grammar knows, want 0", n)
+	}
 	// The walker's other questions of a name, each told by elementOf.
 	names := append(slices.Clone(elements), "span", "div", "p", "style", "title", "template", "noscript",
 		"noframes", "h1", "h2", "html", "image", "Script", "")
