@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -273,5 +275,71 @@ func BenchmarkContentHash(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		ContentHash(body)
+	}
+}
+
+// TestEncodePageIsJSON holds the hand-written page encoder to
+// encoding/json: for pages with every field set or not, and strings of
+// every kind, both decode to the same page.
+func TestEncodePageIsJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	str := func() string {
+		if rng.IntN(3) == 0 {
+			return ""
+		}
+		return jsonHazards[rng.IntN(len(jsonHazards))]
+	}
+	when := func() time.Time {
+		if rng.IntN(3) == 0 {
+			return time.Time{}
+		}
+		return time.Unix(rng.Int64N(4e9), rng.Int64N(1e9)).In(time.FixedZone("", 3600*(rng.IntN(25)-12)))
+	}
+	for i := range 5000 {
+		p := Page{Key: "k", URL: str(), FinalURL: str(), Status: rng.IntN(3) * 200, ContentType: str(),
+			Length: rng.Int64N(3) * rng.Int64(), ETag: str(), LastModified: str(), Hash: str(), Depth: rng.IntN(3),
+			Referrer: str(), FetchedAt: when(), Duration: time.Duration(rng.Int64N(3) * rng.Int64N(1e12)),
+			Unchanged: rng.IntN(3), MirrorPath: str(), Canonical: str(), Relinked: rng.IntN(2) == 0}
+		if rng.IntN(2) == 0 {
+			p.WARC = warc.Ref{RecordID: str(), TargetURI: str(), Date: when(), PayloadDigest: str()}
+		}
+		for range rng.IntN(3) {
+			if p.Hreflang == nil {
+				p.Hreflang = map[string]string{}
+			}
+			p.Hreflang[str()] = str()
+		}
+		got, err := encodePage(p)
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		std, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := decodePage("k", got)
+		if err != nil {
+			t.Fatalf("page %d: %s does not decode: %v", i, got, err)
+		}
+		b, _ := decodePage("k", append([]byte{pageVersion}, std...))
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("page %d:\n ours %s\n json %s", i, got[1:], std)
+		}
+	}
+	// A date encoding/json refuses is refused.
+	if _, err := encodePage(Page{Key: "k", WARC: warc.Ref{Date: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}); err == nil {
+		t.Error("a WARC date in year 10000 was stored")
+	}
+}
+
+// BenchmarkEncodePage encodes a page with every field set, as settling a
+// URL does.
+func BenchmarkEncodePage(b *testing.B) {
+	p := fullPage()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encodePage(p); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

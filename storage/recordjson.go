@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
@@ -150,26 +151,31 @@ func (w *recordWriter) strs(k string, v []string) {
 }
 
 // time writes t as time.Time's MarshalJSON does (RFC 3339 with
-// nanoseconds), unless it is zero (omitzero); a year it cannot write is
-// the error MarshalJSON gives.
+// nanoseconds, by AppendText, its steps without an allocation), unless
+// it is zero (omitzero); a year it cannot write is the error it gives.
 func (w *recordWriter) time(k string, t time.Time) {
 	if t.IsZero() {
 		return
 	}
 	w.key(k)
-	text, err := t.MarshalJSON()
-	if err != nil && w.err == nil {
-		w.err = err
+	text, err := t.AppendText(append(w.b, '"'))
+	if err != nil {
+		w.err = cmp.Or(w.err, err)
+		return
 	}
-	w.b = append(w.b, text...)
+	w.b = append(text, '"')
 }
 
 // appendJSONString appends s as encoding/json writes a string with HTML
-// escaping off. A string of printable ASCII and valid UTF-8 other than
-// '"', '\\', U+2028 and U+2029 — nearly every URL, title and error — is
-// written as it is; any other is left to encoding/json, whose escapes
-// (control characters, invalid UTF-8 as U+FFFD) it then has exactly.
+// escaping off. '"' and '\\' are escaped here, and a string of printable
+// ASCII and valid UTF-8 other than U+2028 and U+2029 — nearly every URL,
+// title, ETag and error — is otherwise written as it is; any other is left
+// to encoding/json, whose escapes (control characters, invalid UTF-8 as
+// U+FFFD) it then has exactly.
 func appendJSONString(b []byte, s string) []byte {
+	mark := len(b)
+	b = append(b, '"')
+	done := 0 // s[:done] is in b
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) && plainASCII8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
 			i += 8 // a page's anchors and URLs are mostly such runs
@@ -177,19 +183,23 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' {
-				return mustAppendJSON(b, s)
+			switch {
+			case c == '"' || c == '\\':
+				b = append(append(b, s[done:i]...), '\\', c)
+				done = i + 1
+			case c < 0x20:
+				return mustAppendJSON(b[:mark], s)
 			}
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && n == 1) || r == '\u2028' || r == '\u2029' {
-			return mustAppendJSON(b, s)
+			return mustAppendJSON(b[:mark], s)
 		}
 		i += n
 	}
-	return append(append(append(b, '"'), s...), '"')
+	return append(append(b, s[done:]...), '"')
 }
 
 // plainASCII8 reports whether the 8 bytes of x are ASCII that JSON writes
