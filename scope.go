@@ -106,14 +106,14 @@ func (s *scope) checkStart(origin string) string {
 // segments, one segment repeated (/a/b/a/b/a/b), and calendar pages that
 // walk years away from today.
 func (s *scope) trap(u *url.URL) string {
-	path := u.EscapedPath()
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	if s.maxSegments > 0 && len(segs) > s.maxSegments {
+	path := strings.Trim(u.EscapedPath(), "/")
+	n := strings.Count(path, "/") + 1 // segments, counted without making them: every link is judged
+	if s.maxSegments > 0 && n > s.maxSegments {
 		return rejectPathDepth
 	}
-	if s.maxRepeats > 0 && len(segs) > s.maxRepeats {
-		counts := make(map[string]int, len(segs))
-		for _, seg := range segs {
+	if s.maxRepeats > 0 && n > s.maxRepeats {
+		counts := make(map[string]int, n)
+		for seg := range strings.SplitSeq(path, "/") {
 			if seg == "" {
 				continue
 			}
