@@ -54,10 +54,11 @@
 //     bucket so that a new URL's record and queue entry, and the branch
 //     pages above them, are fewer pages to write than in two buckets.
 //   - frontier.hosts and frontier.log: per host its origin, counts of URLs,
-//     persisted wait (SetHostWait) and parking; changes to the counts are
-//     appended to the log and folded into the host records every 1,024
-//     transactions, so that a transaction writes one log page rather than
-//     one page per host.
+//     persisted wait (SetHostWait) and parking; changes to the counts of
+//     several hosts are appended to the log and folded into the host
+//     records every 1,024 transactions, so that a transaction writes one
+//     log page rather than one page per host; a transaction that changes
+//     one host's counts (a lone Done) writes its record instead.
 //   - frontier.marks: URLs done but not yet moved to the done class (see
 //     marks.go): moving them a host at a time writes one page for many.
 //   - frontier.inbox: new URLs not yet written to frontier.urls (see

@@ -21,7 +21,12 @@ import (
 // record of every host touched (one random page each), a transaction
 // appends one log entry with all its changes to the counts; every
 // defaultFoldEvery entries a transaction folds the log into the host
-// records instead, and empties it. Opening replays at most that many.
+// records instead, and empties it. Opening replays at most that many. A
+// transaction that changes one host's counts writes its record, one page
+// as the log entry is, but a page of fewer entries than the log's last
+// (which bbolt reads and writes whole), often without the branch page
+// above it, and leaves nothing to fold (BenchmarkDone: 4.9 pages written
+// per lone Done before, 3.3 after).
 
 // defaultFoldEvery is how many log entries the writer lets pile up before
 // it folds them into the host records.
@@ -362,14 +367,25 @@ func (b *batch) writeCounts() error {
 		}
 	}
 	var entry []byte
+	var lone *hostDelta // the only host to log, if one
 	for _, d := range b.order {
 		if d.write = b.folded || !d.h.persisted || d.rec.wait != d.h.rec.wait ||
 			d.rec.parked != d.h.rec.parked || d.rec.parkReason != d.h.rec.parkReason; d.write {
 			continue
 		}
 		if delta := d.delta(); delta != (counts{}) || d.rec.flushedTo != d.h.rec.flushedTo {
+			lone = d
+			if len(entry) > 0 {
+				lone = nil
+			}
 			entry = appendLogEntry(entry, d.h.id, delta, d.rec.flushedTo)
 		}
+	}
+	if lone != nil {
+		// One host's changes (a lone Done): its record's leaf is no
+		// larger than the log's last one, which bbolt would read and
+		// write whole, and the log then grows no entry to fold.
+		lone.write, entry = true, nil
 	}
 	if len(entry) > 0 {
 		seq, err := b.log.NextSequence()
