@@ -53,6 +53,7 @@ type Frontier struct {
 
 	ops        chan *op
 	writerDone chan struct{}
+	w          writer
 	sending    sync.WaitGroup // submitters between the closed check and the send
 
 	mu     sync.Mutex
@@ -136,6 +137,7 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 		byID:       map[uint32]*host{},
 		chunks:     map[uint64]int64{},
 		wake:       make(chan struct{}),
+		w:          writer{arena: make([]byte, 0, 64<<10), peak: 1},
 		foldEvery:  defaultFoldEvery,
 		hostMarks:  defaultHostMarks,
 		maxMarks:   defaultMaxMarks,

@@ -13,8 +13,8 @@ import (
 const hintNone = math.MaxInt64
 
 // host is the in-memory state of one origin. Its fields are guarded by
-// Frontier.mu, except that the writer goroutine, the only one that changes
-// rec, reads rec without it.
+// Frontier.mu, except that the writer (whoever holds Frontier.w.mu), the
+// only one that changes rec, reads rec without it.
 type host struct {
 	id  uint32
 	rec hostRecord // as last committed

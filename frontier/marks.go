@@ -139,7 +139,8 @@ func (b *batch) writeMarks() error {
 		}
 	}
 	// Turns: flush the hosts of the oldest live chunk. The writer alone
-	// changes the hosts and their marks: it reads them without the lock.
+	// (under f.w.mu) changes the hosts and their marks: it reads them
+	// without f.mu.
 	live := func(key uint64) bool { return f.chunks[key]+b.chunks[key] > 0 }
 	b.oldest = f.oldest
 	for turn, flushed := 0, true; turn < flushTurn && flushed; {

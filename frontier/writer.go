@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -14,7 +16,8 @@ import (
 // on its buckets. Callers hand it operations and wait for their commit; the
 // writer runs all the operations waiting when it becomes free in a single
 // transaction (group commit), so that the fsyncs of a commit are shared by
-// many callers. Changes to the in-memory state are staged in a batch and
+// many callers. A caller whose operation is alone commits it itself, under
+// the same lock (see submit). Changes to the in-memory state are staged in a batch and
 // applied only once the transaction committed.
 //
 // Hosts' counts change in almost every transaction. Rather than rewrite the
@@ -103,7 +106,28 @@ type hostDelta struct {
 	wrote bool
 }
 
-// submit hands an operation to the writer and waits for its commit.
+// writer is the state of whoever writes: the writer goroutine, or a caller
+// committing its lone operation itself (see submit). Its mutex is held
+// from a batch's begin to its apply, so that batches, and the in-memory
+// state that only they change, follow one another.
+type writer struct {
+	mu sync.Mutex
+	// queued is set while the writer goroutine holds an operation it
+	// has not yet committed.
+	queued atomic.Bool
+	arena  []byte
+	// peak follows the largest recent group: as many callers as seem to
+	// be at work. commitTime is the recent duration of a commit.
+	peak       float64
+	commitTime time.Duration
+}
+
+// submit hands an operation to the writer and waits for its commit. An
+// operation alone (nothing queued or being committed, and recent groups
+// of one, so that the writer would not linger for more) is committed by
+// the caller itself: it spares the hand-off to the writer goroutine and
+// back, two wake-ups of a goroutine (and often of a thread) per Done of a
+// crawl whose hosts give one request at a time.
 func (f *Frontier) submit(weight int, run func(*batch) (int, error)) (int, error) {
 	f.mu.Lock()
 	if f.closed {
@@ -113,10 +137,32 @@ func (f *Frontier) submit(weight int, run func(*batch) (int, error)) (int, error
 	f.sending.Add(1)
 	f.mu.Unlock()
 	o := &op{weight: weight, run: run, done: make(chan opResult, 1)}
+	if f.commitAlone(o) {
+		f.sending.Done()
+		r := <-o.done
+		return r.n, r.err
+	}
 	f.ops <- o
 	f.sending.Done()
 	r := <-o.done
 	return r.n, r.err
+}
+
+// commitAlone commits o, and reports whether it did, if it is alone.
+func (f *Frontier) commitAlone(o *op) bool {
+	w := &f.w
+	if w.queued.Load() || len(f.ops) > 0 || !w.mu.TryLock() {
+		return false
+	}
+	defer w.mu.Unlock()
+	if w.commitTime != 0 && w.peak >= 1.5 {
+		return false // the writer gathers groups: it takes o
+	}
+	start := time.Now()
+	w.arena = f.commit([]*op{o}, w.arena)
+	w.peak = max(1, w.peak*0.99)
+	w.commitTime = (w.commitTime*7 + time.Since(start)) / 8
+	return true
 }
 
 // writeLoop is the writer goroutine. It returns when f.ops is closed and
@@ -131,83 +177,91 @@ func (f *Frontier) writeLoop() {
 	defer close(f.writerDone)
 	var group []*op
 	var results []opResult
-	arena := make([]byte, 0, 64<<10)
-	// peak follows the largest recent group: as many callers as seem to
-	// be at work. commitTime is the recent duration of a commit.
-	peak, commitTime := 1.0, time.Duration(0)
+	w := &f.w
 	for {
 		o, ok := <-f.ops
 		if !ok {
 			return
 		}
-		group, results = group[:0], results[:0]
-		b, err := f.begin(arena[:0])
-		failed, weight := err != nil, 0
-		take := func(o *op) {
-			group = append(group, o)
-			weight += o.weight
-			if !failed {
-				n, err := runOp(o, b)
-				results = append(results, opResult{n: n})
-				failed = err != nil
-			}
+		w.queued.Store(true)
+		w.mu.Lock()
+		group, results = f.writeGroup(o, group[:0], results[:0])
+		w.mu.Unlock()
+		w.queued.Store(false)
+	}
+}
+
+// writeGroup commits operation o and those that arrive while it gathers,
+// and returns group and results for reuse. f.w.mu must be held.
+func (f *Frontier) writeGroup(o *op, group []*op, results []opResult) ([]*op, []opResult) {
+	w := &f.w
+	b, err := f.begin(w.arena[:0])
+	failed, weight := err != nil, 0
+	take := func(o *op) {
+		group = append(group, o)
+		weight += o.weight
+		if !failed {
+			n, err := runOp(o, b)
+			results = append(results, opResult{n: n})
+			failed = err != nil
 		}
-		take(o)
-		var linger <-chan time.Time
-	gather:
-		for weight < f.opts.MaxBatch {
-			select {
-			case o, ok := <-f.ops:
-				if !ok {
-					break gather
-				}
-				take(o)
-				continue
-			default:
-			}
-			if commitTime == 0 || float64(len(group)) >= peak-0.5 {
-				break
-			}
-			if linger == nil {
-				linger = time.After(min(commitTime*3/4, 2*time.Millisecond))
-			}
-			select {
-			case o, ok := <-f.ops:
-				if !ok {
-					break gather
-				}
-				take(o)
-			case <-linger:
+	}
+	take(o)
+	var linger <-chan time.Time
+gather:
+	for weight < f.opts.MaxBatch {
+		select {
+		case o, ok := <-f.ops:
+			if !ok {
 				break gather
 			}
-		}
-		peak = max(float64(len(group)), peak*0.99)
-		if b != nil && cap(b.arena) <= 1<<20 {
-			arena = b.arena
-		}
-		start := time.Now()
-		switch {
-		case failed:
-			// Start again, one way or another, without the failing ones.
-			if b != nil {
-				_ = b.tx.Rollback()
-			}
-			arena = f.commit(group, arena)
+			take(o)
+			continue
 		default:
-			if err := b.end(); err != nil {
-				for _, o := range group {
-					o.done <- opResult{err: err}
-				}
-				break
-			}
-			f.apply(b)
-			for i, o := range group {
-				o.done <- results[i]
-			}
 		}
-		commitTime = (commitTime*7 + time.Since(start)) / 8
-		clear(group)
+		if w.commitTime == 0 || float64(len(group)) >= w.peak-0.5 {
+			break
+		}
+		if linger == nil {
+			linger = time.After(min(w.commitTime*3/4, 2*time.Millisecond))
+		}
+		select {
+		case o, ok := <-f.ops:
+			if !ok {
+				break gather
+			}
+			take(o)
+		case <-linger:
+			break gather
+		}
 	}
+	w.peak = max(float64(len(group)), w.peak*0.99)
+	if b != nil && cap(b.arena) <= 1<<20 {
+		w.arena = b.arena
+	}
+	start := time.Now()
+	switch {
+	case failed:
+		// Start again, one way or another, without the failing ones.
+		if b != nil {
+			_ = b.tx.Rollback()
+		}
+		w.arena = f.commit(group, w.arena)
+	default:
+		if err := b.end(); err != nil {
+			for _, o := range group {
+				o.done <- opResult{err: err}
+			}
+			break
+		}
+		f.apply(b)
+		for i, o := range group {
+			o.done <- results[i]
+		}
+	}
+	w.commitTime = (w.commitTime*7 + time.Since(start)) / 8
+	clear(group)
+	return group, results
 }
 
 // commit runs a group of operations in one transaction. An operation that
