@@ -93,9 +93,10 @@
 // commit): concurrent callers share each commit's two fsyncs. When recent
 // groups were large it lingers for up to three quarters of a commit's time
 // for the callers the last commit answered, holding bbolt's write lock
-// meanwhile. When they were not, an operation that finds nothing queued
-// and no commit under way is committed by its caller itself, as the writer
-// would, sparing the hand-off to the writer and back. Transactions are capped at Options.MaxBatch URLs; larger
+// meanwhile. When the last few were of one operation each, an operation
+// that finds nothing queued and no commit under way is committed by its
+// caller itself, as the writer would, sparing the hand-off to the writer
+// and back. Transactions are capped at Options.MaxBatch URLs; larger
 // batches are split (see Add and Done).
 //
 // # Caveats

@@ -137,7 +137,7 @@ func New(db *bbolt.DB, opts Options) (*Frontier, error) {
 		byID:       map[uint32]*host{},
 		chunks:     map[uint64]int64{},
 		wake:       make(chan struct{}),
-		w:          writer{arena: make([]byte, 0, 64<<10), peak: 1},
+		w:          writer{arena: make([]byte, 0, 64<<10), peak: 1, lone: loneGroups},
 		foldEvery:  defaultFoldEvery,
 		hostMarks:  defaultHostMarks,
 		maxMarks:   defaultMaxMarks,
