@@ -9,22 +9,25 @@ import (
 
 // The inbox. A page's links to other hosts each land in a different host's
 // part of the urls bucket, so writing them at once writes a random leaf page
-// (and its branch page) per link: most of what adding costs. Instead Add
-// stages a new URL whose host has few (stageBelow) in its batch: a
-// transaction's staged URLs are appended, as one chunk, to the inbox
-// bucket, whose keys are sequential, and kept in memory with their host,
-// where Add's deduplication and Next see them. A host's staged URLs are
-// written to the urls bucket together (flushed) once it has hostStaged of
-// them, or in a transaction that writes that host's part anyway. Hosts are
-// also flushed in turns, those of the oldest live chunk first, while there
-// are more than maxStaged staged URLs or that chunk is more than stagedAge
-// chunks old: this bounds both the memory they take and what opening reads.
+// (and its branch page) per link: most of what adding costs. So does the
+// one new link among a documentation page's hundreds to its own host: a
+// leaf page for its record and one for its queue entry. Instead Add stages
+// a new URL whose host has few (stageBelow) in its batch, or few new ones
+// and nothing else written: a transaction's staged URLs are appended, as
+// one chunk, to the inbox bucket, whose keys are sequential, and kept in
+// memory with their host, where Add's deduplication and Next see them. A
+// host's staged URLs are written to the urls bucket together (flushed)
+// once it has hostStaged of them, or in a transaction that writes that
+// host's part anyway. Hosts are also flushed in turns, those of the oldest
+// live chunk first, while there are more than maxStaged staged URLs or
+// that chunk is more than stagedAge chunks old: this bounds both the
+// memory they take and what opening reads.
 // A staged URL is flushed once its record exists, so opening needs no other
 // bookkeeping, and a chunk is deleted once none of its URLs is staged.
 // Anything that needs a staged URL's record or queue entry on disk (Done,
 // Retry, Reschedule, a merge) first flushes its host.
 const (
-	stageBelow        = 4       // a URL is staged when its batch has fewer of its host
+	stageBelow        = 4       // a URL is staged when its batch has fewer of its host, or of its host's new ones
 	defaultHostStaged = 8       // a host is flushed when it has this many staged URLs
 	defaultMaxStaged  = 1 << 14 // beyond this many in all, hosts are flushed in turns
 	defaultStagedAge  = 1024    // older chunks' hosts are flushed in turns

@@ -13,7 +13,8 @@ import (
 // addItems queues the items never seen before and merges what the others
 // bring into their records. It returns how many were new. It stages (see
 // inbox.go) a new, undelayed item whose host has fewer than stageBelow
-// items in the batch.
+// items in the batch, or of which the batch finds fewer than stageBelow
+// new ones and writes nothing else.
 func (b *batch) addItems(items []Item) (int, error) {
 	added := 0
 	var h *host
@@ -66,7 +67,7 @@ func (b *batch) addItems(items []Item) (int, error) {
 		if !it.NotBefore.IsZero() {
 			r.delayed, r.due = true, timeNanos(it.NotBefore)
 		}
-		if !r.delayed && few(it.Origin) {
+		if !r.delayed && (few(it.Origin) || !d.wrote && len(d.newStaged) < stageBelow-1) {
 			b.stage(h, d, k, &r)
 			added++
 			continue
