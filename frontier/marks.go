@@ -108,7 +108,7 @@ func (b *batch) flushHost(h *host) error {
 func (b *batch) flushMark(h *host, seq uint64, m *mark) error {
 	var buf [delayedKeyLen]byte
 	qk := m.queueKey(buf[:0], h.id, seq)
-	c := b.urls.Cursor()
+	c := b.cursor()
 	k, v := c.Seek(qk)
 	if string(k) != string(qk) {
 		return fmt.Errorf("frontier: marked entry %x: %w", qk, errCorrupt)

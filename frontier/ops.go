@@ -381,7 +381,7 @@ func (b *batch) putDone(h *host, pq []byte, seq uint64) error {
 func (b *batch) deleteQueue(h *host, d *hostDelta, r *record) error {
 	var buf [delayedKeyLen]byte
 	qk := queueKey(buf[:0], h.id, r)
-	c := b.urls.Cursor()
+	c := b.cursor()
 	if k, _ := c.Seek(qk); !bytes.Equal(k, qk) {
 		return fmt.Errorf("frontier: not queued: %w", errCorrupt)
 	}

@@ -69,6 +69,9 @@ type batch struct {
 	folded      bool // the log was folded into the host records
 	// cur looks up keys of urls (see get), made at the first look-up.
 	cur *bbolt.Cursor
+	// deltas are the hostDeltas made by this batch and the earlier ones
+	// of the writer: b.order uses the first of them.
+	deltas []*hostDelta
 }
 
 // get is urls.Get(k) on one cursor of the batch: Bucket.Get makes a
@@ -77,14 +80,20 @@ type batch struct {
 // pages). Seek starts from the bucket's root each time, so the puts made
 // between two look-ups are seen.
 func (b *batch) get(k []byte) []byte {
-	if b.cur == nil {
-		b.cur = b.urls.Cursor()
-	}
-	key, v := b.cur.Seek(k)
+	key, v := b.cursor().Seek(k)
 	if !bytes.Equal(key, k) {
 		return nil
 	}
 	return v
+}
+
+// cursor returns the batch's cursor on urls, for a Seek (and a Delete
+// there) at a time.
+func (b *batch) cursor() *bbolt.Cursor {
+	if b.cur == nil {
+		b.cur = b.urls.Cursor()
+	}
+	return b.cur
 }
 
 // hostDelta is a host's new persisted state, staged.
@@ -122,6 +131,8 @@ type writer struct {
 	commitTime time.Duration
 	// lone counts the last groups of one operation, up to loneGroups.
 	lone int
+	// batch is the one batch under way, reused.
+	batch batch
 }
 
 // loneGroups is how many groups of one in a row make an operation that
@@ -330,11 +341,22 @@ func (f *Frontier) begin(arena []byte) (*batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: begin: %w", err)
 	}
-	b := &batch{
-		f: f, tx: tx, arena: arena, touched: map[*host]*hostDelta{}, chunks: map[uint64]int64{},
-		inboxChunks: map[uint64]int64{},
-		urls:        tx.Bucket(bucketURLs), inbox: tx.Bucket(bucketInbox), hosts: tx.Bucket(bucketHosts),
+	// The writer's batch, made again from what the last one allocated.
+	b := &f.w.batch
+	old := *b
+	clear(old.touched)
+	clear(old.chunks)
+	clear(old.inboxChunks)
+	clear(old.order)
+	clear(old.leases)
+	*b = batch{
+		f: f, tx: tx, arena: arena, touched: old.touched, chunks: old.chunks, inboxChunks: old.inboxChunks,
+		order: old.order[:0], leases: old.leases[:0], deltas: old.deltas,
+		urls: tx.Bucket(bucketURLs), inbox: tx.Bucket(bucketInbox), hosts: tx.Bucket(bucketHosts),
 		log: tx.Bucket(bucketLog), marks: tx.Bucket(bucketMarks),
+	}
+	if b.touched == nil {
+		b.touched, b.chunks, b.inboxChunks = map[*host]*hostDelta{}, map[uint64]int64{}, map[uint64]int64{}
 	}
 	if b.urls == nil || b.inbox == nil || b.hosts == nil || b.log == nil || b.marks == nil {
 		_ = tx.Rollback()
@@ -408,7 +430,16 @@ func (b *batch) host(origin string) *host {
 func (b *batch) touch(h *host) *hostDelta {
 	d := b.touched[h]
 	if d == nil {
-		d = &hostDelta{h: h, rec: h.rec, hint: hintNone}
+		// One of the deltas of earlier batches, whose lists apply
+		// copied, or a new one.
+		if len(b.order) < len(b.deltas) {
+			d = b.deltas[len(b.order)]
+			clear(d.newStaged)
+			*d = hostDelta{h: h, rec: h.rec, hint: hintNone, newMarks: d.newMarks[:0], newStaged: d.newStaged[:0]}
+		} else {
+			d = &hostDelta{h: h, rec: h.rec, hint: hintNone}
+			b.deltas = append(b.deltas, d)
+		}
 		b.touched[h] = d
 		b.order = append(b.order, d)
 	}
