@@ -63,7 +63,8 @@
 //     marks.go): moving them a host at a time writes one page for many.
 //   - frontier.inbox: new URLs not yet written to frontier.urls (see
 //     inbox.go), those that come a few to a host in a batch, such as a
-//     page's links to other sites: written a host at a time, they too take
+//     page's links to other sites, or the one new link among a page's
+//     hundreds to its own site: written a host at a time, they too take
 //     one page for many, where each would write a page (and its branch
 //     page) of its own.
 //
