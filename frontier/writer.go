@@ -335,28 +335,36 @@ func (f *Frontier) try(group []*op, results []opResult, arena []byte) (b *batch,
 	return b, -1, b.end()
 }
 
+// reuseBatch is the most hosts (and chunks) of a batch whose maps and
+// deltas the next batch reuses.
+const reuseBatch = 64
+
 // begin opens the write transaction of a batch.
 func (f *Frontier) begin(arena []byte) (*batch, error) {
 	tx, err := f.db.Begin(true)
 	if err != nil {
 		return nil, fmt.Errorf("frontier: begin: %w", err)
 	}
-	// The writer's batch, made again from what the last one allocated.
+	// The writer's batch, made again from what the last one allocated,
+	// unless that was large (a map keeps its size, and clear takes
+	// time in proportion).
 	b := &f.w.batch
 	old := *b
-	clear(old.touched)
-	clear(old.chunks)
-	clear(old.inboxChunks)
 	clear(old.order)
 	clear(old.leases)
 	*b = batch{
-		f: f, tx: tx, arena: arena, touched: old.touched, chunks: old.chunks, inboxChunks: old.inboxChunks,
-		order: old.order[:0], leases: old.leases[:0], deltas: old.deltas,
+		f: f, tx: tx, arena: arena, order: old.order[:0], leases: old.leases[:0],
 		urls: tx.Bucket(bucketURLs), inbox: tx.Bucket(bucketInbox), hosts: tx.Bucket(bucketHosts),
 		log: tx.Bucket(bucketLog), marks: tx.Bucket(bucketMarks),
 	}
-	if b.touched == nil {
+	if old.touched == nil || len(old.touched) > reuseBatch || len(old.chunks) > reuseBatch || len(old.inboxChunks) > reuseBatch {
 		b.touched, b.chunks, b.inboxChunks = map[*host]*hostDelta{}, map[uint64]int64{}, map[uint64]int64{}
+		b.order, b.leases = nil, nil
+	} else {
+		clear(old.touched)
+		clear(old.chunks)
+		clear(old.inboxChunks)
+		b.touched, b.chunks, b.inboxChunks, b.deltas = old.touched, old.chunks, old.inboxChunks, old.deltas
 	}
 	if b.urls == nil || b.inbox == nil || b.hosts == nil || b.log == nil || b.marks == nil {
 		_ = tx.Rollback()
