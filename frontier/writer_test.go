@@ -105,3 +105,37 @@ func TestWritersTakeTurns(t *testing.T) {
 		t.Errorf("reopened: %+v, was %+v", s2, s)
 	}
 }
+
+// TestLoneRecordAfterLog has a host's counts logged with another's, then
+// changed alone (its record written, not a log entry), and checks that
+// reopening, which replays the log, does not count the logged change
+// twice in that host.
+func TestLoneRecordAfterLog(t *testing.T) {
+	db := testDB(t, false)
+	f := newTest(t, db, Options{})
+	if _, err := f.Add([]Item{item(t, "http://a.test/0"), item(t, "http://b.test/0")}); err != nil {
+		t.Fatal(err)
+	}
+	// Both hosts persisted: one transaction changes both counts (a log entry).
+	if _, err := f.Add([]Item{item(t, "http://a.test/1"), item(t, "http://b.test/1")}); err != nil {
+		t.Fatal(err)
+	}
+	logged := f.logN
+	l := next(t, f, t0)
+	if _, err := f.Done(l, Outcome{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if logged == 0 || f.logN != logged {
+		t.Fatalf("log entries %d, then %d after a lone Done: want one or more, then no more", logged, f.logN)
+	}
+	mustCheck(t, f)
+	s := f.Stats()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = newTest(t, db, Options{})
+	mustCheck(t, f)
+	if s2 := f.Stats(); s2 != s {
+		t.Errorf("reopened: %+v, was %+v", s2, s)
+	}
+}
