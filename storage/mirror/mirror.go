@@ -32,7 +32,16 @@ import (
 type Mirror struct {
 	root string
 	mu   sync.Mutex // serialises changes to the directory tree
+	// dirs are directories (relative, slash-separated) that makeDirs
+	// made or found whole, no symbolic link on their path, up to
+	// maxKnownDirs: a page is written into one of them without its path
+	// being looked at again. Guarded by mu.
+	dirs map[string]bool
 }
+
+// maxKnownDirs bounds Mirror.dirs; past it the set starts again, and a
+// directory is looked at once more.
+const maxKnownDirs = 4096
 
 // New returns a Mirror rooted at dir, which it creates if needed. The
 // temporary files a killed crawl left behind (".tmp-*", a name Path never
@@ -160,20 +169,25 @@ func AsidePath(rel string) string {
 const asideMark = "%!"
 
 // writeTempIn writes body into a new temporary file in the directory rel
-// under the root (see writeTemp), making its directories first when they
-// are not all there yet. Most pages go into a directory made for an
-// earlier one, and looking at each directory of the path first was most
-// of the system calls of writing a page: a directory once made is never
-// moved or removed by Mirror, so the file is tried first.
+// under the root (see writeTemp), making its directories first unless
+// makeDirs made or checked them already (Mirror.dirs): looking at each
+// directory of the path before every page was most of the system calls
+// of writing it. A known directory gone since (removed by hand) is made
+// again; one swapped for a symbolic link while the crawl runs is trusted,
+// as the rest of the state directory is.
 func (m *Mirror) writeTempIn(rel string, body io.Reader) (string, error) {
-	dir := m.abs(rel)
-	tmp, err := writeTemp(dir, body)
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-		return tmp, err
+	m.mu.Lock()
+	known := m.dirs[rel]
+	m.mu.Unlock()
+	if known {
+		tmp, err := writeTemp(m.abs(rel), body)
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return tmp, err
+		}
+		// The file could not be made, and nothing of body was read.
 	}
-	// A directory missing, or a file where one should be (moved aside):
-	// the file could not be made, and nothing of body was read.
-	if dir, err = m.makeDirs(rel); err != nil {
+	dir, err := m.makeDirs(rel)
+	if err != nil {
 		return "", err
 	}
 	return writeTemp(dir, body)
@@ -203,6 +217,10 @@ func (m *Mirror) makeDirs(rel string) (string, error) {
 		}
 		cur = next
 	}
+	if m.dirs == nil || len(m.dirs) >= maxKnownDirs {
+		m.dirs = map[string]bool{}
+	}
+	m.dirs[rel] = true
 	return cur, nil
 }
 

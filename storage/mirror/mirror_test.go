@@ -320,3 +320,37 @@ func TestMirrorRemovesTemporaryFiles(t *testing.T) {
 		t.Errorf("Path of /a/.tmp-x = %q", p)
 	}
 }
+
+// TestMirrorRefusesSymlinkedDirectory: a symbolic link where a page's
+// directory should be is refused, and nothing is written where it points.
+// (A directory the mirror made or checked this run is not looked at again:
+// one swapped for a link while the crawl runs is trusted, as the rest of
+// the state directory is.)
+func TestMirrorRefusesSymlinkedDirectory(t *testing.T) {
+	m := newTestMirror(t)
+	outside := t.TempDir()
+	writePage(t, m, "http://h/a.html", "text/html", "a") // h/ made and known
+	if err := os.Symlink(outside, filepath.Join(m.Root(), "h", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Write(mustParse(t, "http://h/docs/b.html"), "text/html", strings.NewReader("b")); err == nil {
+		t.Error("a page was written through a symbolic link")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("%d files written where the link points", len(entries))
+	}
+}
+
+// TestMirrorDirectoryRemovedByHand: a directory the mirror wrote into and
+// that was removed since is made again for the next page.
+func TestMirrorDirectoryRemovedByHand(t *testing.T) {
+	m := newTestMirror(t)
+	writePage(t, m, "http://h/a/b/one.html", "text/html", "1")
+	if err := os.RemoveAll(filepath.Join(m.Root(), "h", "a")); err != nil {
+		t.Fatal(err)
+	}
+	writePage(t, m, "http://h/a/b/two.html", "text/html", "2")
+	if got := readMirror(t, m, "h/a/b/two.html"); got != "2" {
+		t.Errorf("two.html holds %q", got)
+	}
+}
