@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -71,7 +70,7 @@ const contentHashPrefix = "xxh64:"
 // whose ContentHash is sum: hash is sum, or, stored by a version that
 // hashed with SHA-256, that of body.
 func SameContent(hash, sum string, body []byte) bool {
-	if len(hash) != 2*sha256.Size || strings.HasPrefix(hash, contentHashPrefix) {
+	if len(hash) != 2*sha256.Size { // a ContentHash is shorter
 		return hash == sum
 	}
 	old := sha256.Sum256(body)

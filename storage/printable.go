@@ -48,7 +48,7 @@ func EscapeJSON(b []byte) []byte {
 	last := 0
 	for i := 0; i < len(b); {
 		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
-			i += 8 // eight ASCII bytes: no hazard, all of them non-ASCII
+			i += 8 // eight ASCII bytes, and every hazard is non-ASCII
 			continue
 		}
 		if b[i] < utf8.RuneSelf {
