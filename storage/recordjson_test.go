@@ -166,6 +166,11 @@ func TestAppendRecordBadTime(t *testing.T) {
 	if err := NewInventory(&bytes.Buffer{}).Write(r); err == nil {
 		t.Fatal("Write accepted a record it cannot encode")
 	}
+	// The error stands whatever the fields written after the time.
+	r.Extracted = map[string]any{"price": "12"}
+	if _, err := appendRecord(nil, &r); err == nil {
+		t.Fatal("a fetched_at in year 10000 was written beside an extraction")
+	}
 }
 
 // BenchmarkInventoryWritePage encodes the record of a docs page with 200
