@@ -238,9 +238,11 @@ func fileAside(p string) error {
 }
 
 // writeTemp copies body into a new temporary file in dir and returns its
-// name. When the file cannot be made, nothing of body is read. Temporary names start with ".tmp-", which Path never makes; a
-// collision is refused by O_EXCL, never clobbered. The file is made with its final mode, as
-// os.CreateTemp's 0600 would need a chmod: one more inode change per page.
+// name; when the file cannot be made, nothing of body is read. Temporary
+// names start with ".tmp-", which Path never makes; a collision is
+// refused by O_EXCL, never clobbered. The file is made with its final
+// mode, as os.CreateTemp's 0600 would need a chmod: one more inode change
+// per page.
 func writeTemp(dir string, body io.Reader) (string, error) {
 	var f *os.File
 	var err error
