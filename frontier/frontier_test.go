@@ -833,8 +833,8 @@ func TestRescheduleDone(t *testing.T) {
 
 // TestMarkDone checks that URLs finished elsewhere become done or
 // scheduled whatever their state here — never seen, queued (staged or
-// not), scheduled, done — that a lease out is left alone, and that the
-// counts stay right.
+// not), scheduled, done — that a lease out is left alone until it is given
+// back, and then done, and that the counts stay right.
 func TestMarkDone(t *testing.T) {
 	f := newTest(t, testDB(t, false), Options{})
 	add := func(urls ...string) {
@@ -873,7 +873,7 @@ func TestMarkDone(t *testing.T) {
 		{Key: "http://a.test/queued"},                      // was done here already (first lease)
 		{Key: "http://a.test/revisit"},                     // scheduled here: done for good
 		{Key: "http://a.test/sched", RevisitAt: later},     // queued: scheduled
-		{Key: "http://a.test/done"},                        // leased: left alone
+		{Key: "http://a.test/done"},                        // leased: done once given back
 		{Key: "http://b.test/staged"},                      // staged: done
 		{Key: "http://a.test/2", Kind: KindSitemap},        // another kind: a URL of its own
 	})
@@ -908,7 +908,7 @@ func TestMarkDone(t *testing.T) {
 	slices.Sort(got)
 	want := []string{
 		"http://a.test/2 revisit=false", // the page, not the sitemap of the same URL
-		"http://a.test/3 revisit=false", "http://a.test/4 revisit=false", "http://a.test/done revisit=false",
+		"http://a.test/3 revisit=false", "http://a.test/4 revisit=false",
 		"http://a.test/plain revisit=false", "http://a.test/new-sched revisit=true", "http://a.test/sched revisit=true",
 	}
 	slices.Sort(want)
@@ -916,4 +916,55 @@ func TestMarkDone(t *testing.T) {
 		t.Errorf("handed out after MarkDone:\n%v\nwant\n%v", got, want)
 	}
 	mustCheck(t, f)
+}
+
+// TestMarkDoneWhileLeased: a URL another worker finished while it was
+// leased here is not handed out again once the lease is given back,
+// whichever way (a shared crawl's replay meets the leases its dispatcher
+// hands out and puts back); a lease done here stays done.
+func TestMarkDoneWhileLeased(t *testing.T) {
+	giveBack := map[string]func(f *Frontier, l *Lease) error{
+		"release":         func(f *Frontier, l *Lease) error { return f.Release(l, time.Time{}) },
+		"release at":      func(f *Frontier, l *Lease) error { return f.Release(l, t0.Add(time.Minute)) },
+		"retry":           func(f *Frontier, l *Lease) error { return f.Retry(l, t0.Add(time.Minute)) },
+		"done here first": func(f *Frontier, l *Lease) error { _, err := f.Done(l, Outcome{}, nil); return err },
+	}
+	for name, back := range giveBack {
+		t.Run(name, func(t *testing.T) {
+			f := newTest(t, testDB(t, false), Options{})
+			if _, err := f.Add([]Item{item(t, "http://a.test/x"), item(t, "http://a.test/y")}); err != nil {
+				t.Fatal(err)
+			}
+			l := next(t, f, t0)
+			if n, err := f.MarkDone([]Finished{{Key: l.Key}}); err != nil || n != 0 {
+				t.Fatalf("MarkDone of a leased URL = %d, %v; want 0, left to its lease", n, err)
+			}
+			if err := back(f, l); err != nil {
+				t.Fatal(err)
+			}
+			mustCheck(t, f)
+			f.SetReady(l.Origin, t0)
+			var got []string
+			for {
+				m, _, err := f.Next(t0.Add(time.Hour))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m == nil {
+					break
+				}
+				f.SetReady(m.Origin, t0)
+				got = append(got, m.Key)
+				if _, err := f.Done(m, Outcome{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want := []string{"http://a.test/y"}; !slices.Equal(got, want) {
+				t.Errorf("handed out after the lease was given back: %v; want %v", got, want)
+			}
+			if st := f.Stats(); st.Done != 2 || st.Queued != 0 || st.Leased != 0 {
+				t.Errorf("stats %+v; want 2 done", st)
+			}
+		})
+	}
 }

@@ -62,13 +62,16 @@ func (h *host) out(seq uint64) bool {
 }
 
 // leased reports whether entry seq is leased.
-func (h *host) leased(seq uint64) bool {
+func (h *host) leased(seq uint64) bool { return h.lease(seq) != nil }
+
+// lease returns the lease of entry seq, or nil when it is not leased.
+func (h *host) lease(seq uint64) *Lease {
 	for _, l := range h.leases {
 		if l.seq == seq {
-			return true
+			return l
 		}
 	}
-	return false
+	return nil
 }
 
 // mark returns the mark of entry seq, if it is marked.

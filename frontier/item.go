@@ -108,6 +108,10 @@ type Lease struct {
 	qkey    []byte // its queue key when handed out
 	delayed bool   // taken from the delayed part of the queue
 	state   leaseState
+	// elsewhere is the URL's finish by another worker (MarkDone) that
+	// came while it was leased here: applied when the lease is given back
+	// rather than done (see finishLater). Guarded by Frontier.mu.
+	elsewhere *Finished
 }
 
 type leaseState uint8

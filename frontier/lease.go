@@ -263,7 +263,10 @@ func (f *Frontier) Done(l *Lease, o Outcome, links []Item) (int, error) {
 // Retry gives a lease back for another attempt: the URL is due again at
 // `at` (at once if zero) and its Attempts grow by one.
 func (f *Frontier) Retry(l *Lease, at time.Time) error {
-	return f.putBack(l, action{at: timeNanos(at), attempt: true})
+	if err := f.putBack(l, action{at: timeNanos(at), attempt: true}); err != nil {
+		return err
+	}
+	return f.finishLater(l)
 }
 
 // Release gives a lease back without counting an attempt, for when the URL
@@ -272,19 +275,37 @@ func (f *Frontier) Retry(l *Lease, at time.Time) error {
 // time it is due at that time.
 func (f *Frontier) Release(l *Lease, at time.Time) error {
 	if !at.IsZero() {
-		return f.putBack(l, action{at: timeNanos(at)})
+		if err := f.putBack(l, action{at: timeNanos(at)}); err != nil {
+			return err
+		}
+		return f.finishLater(l)
 	}
 	if err := f.claim(l); err != nil {
 		return err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if l.delayed {
 		l.h.hint = min(l.h.hint, timeNanos(l.NotBefore))
 	}
 	f.endLease(l)
 	f.signal()
-	return nil
+	f.mu.Unlock()
+	return f.finishLater(l)
+}
+
+// finishLater marks l's URL done as MarkDone said while it was leased
+// (another worker of a shared crawl did it), now that l is given back
+// without being done here: MarkDone leaves a leased URL alone, and
+// without this the URL would stay queued and be fetched again.
+func (f *Frontier) finishLater(l *Lease) error {
+	f.mu.Lock()
+	fin := l.elsewhere
+	f.mu.Unlock()
+	if fin == nil {
+		return nil
+	}
+	_, err := f.MarkDone([]Finished{*fin})
+	return err
 }
 
 func (f *Frontier) putBack(l *Lease, a action) error {

@@ -466,9 +466,15 @@ func (b *batch) finishedElsewhere(fin *Finished) (bool, error) {
 		return false, fmt.Errorf("record of %s: %w", u.Key, err)
 	}
 	b.f.mu.Lock()
-	leased := h.leased(r.seq)
+	l := h.lease(r.seq)
+	if l != nil {
+		// Leased here: marked done once the lease is given back, unless
+		// its own Done comes first (finishLater).
+		fin := *fin
+		l.elsewhere = &fin
+	}
 	b.f.mu.Unlock()
-	if leased {
+	if l != nil {
 		return false, nil
 	}
 	inQueue, err := b.queued(h, &r)
