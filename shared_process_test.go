@@ -215,6 +215,7 @@ func farmHits(sites []*testSite) (total int, byAgent map[string]int) {
 func checkFarm(t *testing.T, sites []*testSite, pages int, delay time.Duration, again int) {
 	t.Helper()
 	made := 0
+	var twice []string // who asked for each page fetched again, and when
 	for k, s := range sites {
 		hits := s.hits()
 		for i := range pages {
@@ -224,6 +225,7 @@ func checkFarm(t *testing.T, sites []*testSite, pages int, delay time.Duration, 
 				t.Errorf("site %d: %s never fetched", k, u)
 			case n > 1:
 				made += n - 1
+				twice = append(twice, fmt.Sprintf("site %d %s: %s", k, u, s.askedBy(u)))
 			}
 		}
 		if hits["/private"] != 0 {
@@ -238,6 +240,9 @@ func checkFarm(t *testing.T, sites []*testSite, pages int, delay time.Duration, 
 	}
 	if made > again {
 		t.Errorf("%d pages fetched again; want at most %d", made, again)
+		for _, w := range twice {
+			t.Log(w)
+		}
 	} else {
 		t.Logf("%d pages fetched again, of %d requests that may be", made, again)
 	}

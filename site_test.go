@@ -123,6 +123,20 @@ func (s *testSite) hits() map[string]int {
 	return m
 }
 
+// askedBy lists who asked for path (User-Agent) and when, in order, for
+// a test's log.
+func (s *testSite) askedBy(path string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var who []string
+	for _, h := range s.log {
+		if h.path == path {
+			who = append(who, h.hdr.Get("User-Agent")+" at "+h.at.UTC().Format("15:04:05.000"))
+		}
+	}
+	return strings.Join(who, ", ")
+}
+
 // maxInFlight returns the most requests it served at once.
 func (s *testSite) maxInFlight() int {
 	s.mu.Lock()
