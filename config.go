@@ -15,6 +15,7 @@ import (
 	"github.com/politecrawl/crawler/frontier"
 	"github.com/politecrawl/crawler/frontier/cluster"
 	"github.com/politecrawl/crawler/storage/reach"
+	"github.com/politecrawl/crawler/storage/report"
 )
 
 // MaxURLLengthLimit is the largest scope.max_url_length: a URL is a key of
@@ -65,7 +66,7 @@ type Config struct {
 	Cluster cluster.Config `yaml:"cluster"`
 	// Report is how `crawler report` judges the crawl (README, "The
 	// audit's verdicts and CI").
-	Report ReportConfig `yaml:"report"`
+	Report report.Config `yaml:"report"`
 	// Extract are custom extractions run on every 200 HTML page, into the
 	// inventory's extracted.
 	Extract []ExtractConfig `yaml:"extract"`
@@ -346,7 +347,7 @@ func DefaultConfig() Config {
 		Daemon:  DaemonConfig{Recrawl: 24 * time.Hour},
 		Log:     LogConfig{Format: "text", Level: "info"},
 		Cluster: cluster.DefaultConfig(),
-		Report:  DefaultReportConfig(),
+		Report:  report.DefaultConfig(),
 		Render:  RenderConfig{Tabs: 2, Timeout: 20 * time.Second, Settle: 500 * time.Millisecond},
 	}
 }

@@ -2,63 +2,12 @@ package crawler
 
 import (
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/politecrawl/crawler/storage/links"
+	"github.com/politecrawl/crawler/storage/report"
 )
 
-// ReportConfig is how `crawler report` judges a crawl (README, "The
-// audit's verdicts and CI"): the thresholds of its rules, the statuses
-// that are not broken, and the rules turned off. A crawl reads none of it.
-type ReportConfig struct {
-	// TitleMax: a title over this many characters is title-too-long.
-	TitleMax int `yaml:"title_max"`
-	// DescriptionMax: the same for description-too-long.
-	DescriptionMax int `yaml:"description_max"`
-	// ThinWords: a page with fewer words of visible text is thin-content.
-	ThinWords int `yaml:"thin_words"`
-	// NearDuplicate: pages whose visible texts are at least this similar
-	// (0 to 1), and not identical, are near-duplicate.
-	NearDuplicate float64 `yaml:"near_duplicate"`
-	// SlowTTFB: a page whose first byte came later is slow-page.
-	SlowTTFB time.Duration `yaml:"slow_ttfb"`
-	// MaxDepth: a page with a greater link_depth is deep-page.
-	MaxDepth int `yaml:"max_depth"`
-	// Accept are HTTP statuses that are not broken (bot walls such as
-	// 403, 429, 999); --accept adds to them.
-	Accept []string `yaml:"accept"`
-	// Disable names rules that are not judged (`crawler report` checks
-	// the names).
-	Disable []string `yaml:"disable"`
-}
-
-// DefaultReportConfig is the README's thresholds.
-func DefaultReportConfig() ReportConfig {
-	return ReportConfig{TitleMax: 60, DescriptionMax: 160, ThinWords: 200, NearDuplicate: 0.9,
-		SlowTTFB: 800 * time.Millisecond, MaxDepth: 4}
-}
-
-// AcceptStatuses is Accept as numbers; ok is false when one is no HTTP
-// status (Validate says which).
-func (r ReportConfig) AcceptStatuses() (statuses []int, ok bool) {
-	for _, s := range r.Accept {
-		n, ok := httpStatus(s)
-		if !ok {
-			return nil, false
-		}
-		statuses = append(statuses, n)
-	}
-	return statuses, true
-}
-
-// httpStatus reads s as an HTTP status, 100 to 999.
-func httpStatus(s string) (int, bool) {
-	n, err := strconv.Atoi(s)
-	return n, err == nil && n >= 100 && n <= 999
-}
-
-func (c *configCheck) report(r ReportConfig) {
+func (c *configCheck) report(r report.Config) {
 	// 0 stands for the default, as report.Options has it.
 	c.atLeast("report.title_max", r.TitleMax, 0)
 	c.atLeast("report.description_max", r.DescriptionMax, 0)
@@ -71,7 +20,7 @@ func (c *configCheck) report(r ReportConfig) {
 		c.addf("report.slow_ttfb", "must be ≥ 0, got %v", r.SlowTTFB)
 	}
 	for i, s := range r.Accept {
-		if _, ok := httpStatus(s); !ok {
+		if _, ok := report.HTTPStatus(s); !ok {
 			c.addf(fmt.Sprintf("report.accept[%d]", i), "want an HTTP status (100 to 999), got %q", s)
 		}
 	}

@@ -213,16 +213,6 @@ func TestValidateValues(t *testing.T) {
 	}
 }
 
-func TestAcceptStatuses(t *testing.T) {
-	got, ok := crawler.ReportConfig{Accept: []string{"403", "999"}}.AcceptStatuses()
-	if !ok || !slices.Equal(got, []int{403, 999}) {
-		t.Errorf("AcceptStatuses() = %v, %v; want [403 999], true", got, ok)
-	}
-	if got, ok := (crawler.ReportConfig{Accept: []string{"403", "99"}}).AcceptStatuses(); ok {
-		t.Errorf("AcceptStatuses() of 99 = %v, true; want false", got)
-	}
-}
-
 func TestProductToken(t *testing.T) {
 	for ua, want := range map[string]string{
 		"ExampleBot/1.0 (+https://example.com/bot)": "ExampleBot",

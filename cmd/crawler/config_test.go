@@ -14,6 +14,7 @@ import (
 
 	"github.com/politecrawl/crawler"
 	"github.com/politecrawl/crawler/frontier/cluster"
+	"github.com/politecrawl/crawler/storage/report"
 )
 
 // The flag is not -update: other tests of this package may define that one.
@@ -183,7 +184,7 @@ func allKeysConfig() crawler.Config {
 		Log:    crawler.LogConfig{Format: "json", Level: "debug"},
 		Cluster: cluster.Config{NATS: "nats://10.0.0.1:4222, nats://10.0.0.2:4222", Name: "site-audit", Worker: "w1",
 			Partitions: 64, Lease: 20 * time.Second},
-		Report: crawler.ReportConfig{TitleMax: 70, DescriptionMax: 150, ThinWords: 100, NearDuplicate: 0.95,
+		Report: report.Config{TitleMax: 70, DescriptionMax: 150, ThinWords: 100, NearDuplicate: 0.95,
 			SlowTTFB: time.Second, MaxDepth: 6, Accept: []string{"403", "999"}, Disable: []string{"deep-page"}},
 		Render: crawler.RenderConfig{Enabled: true, Browser: "/bin/sh", Tabs: 3, Timeout: 30 * time.Second, Settle: time.Second},
 	}

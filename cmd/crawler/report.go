@@ -321,7 +321,7 @@ func reportConfig(path string) (crawler.Config, error) {
 
 // reportOptions turns the config's report block into the report's
 // options, checking the rule names it disables.
-func reportOptions(r crawler.ReportConfig) (report.Options, error) {
+func reportOptions(r report.Config) (report.Options, error) {
 	accept, ok := r.AcceptStatuses()
 	if !ok {
 		return report.Options{}, usageErrorf("report.accept: want HTTP statuses, got %q", r.Accept)
