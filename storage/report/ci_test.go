@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -37,19 +35,7 @@ func TestWriteSARIFGolden(t *testing.T) {
 	if err := WriteSARIF(&got, ciReport(), "v1.2.3"); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "report.golden.sarif")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("SARIF differs from %s:\n%s", golden, got.String())
-	}
+	checkGolden(t, "report.golden.sarif", got.Bytes())
 }
 
 // WriteJUnit writes each suite and case as it goes, the same XML as
@@ -60,17 +46,5 @@ func TestWriteJUnitGolden(t *testing.T) {
 	if err := WriteJUnit(&got, ciReport()); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "report.golden.junit.xml")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("JUnit differs from %s:\n%s", golden, got.String())
-	}
+	checkGolden(t, "report.golden.junit.xml", got.Bytes())
 }

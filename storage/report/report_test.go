@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "write testdata/report.golden.json from what Build makes")
+var update = flag.Bool("update", false, "write the testdata/report.golden.* files from what the package writes")
 
 // open opens a file of testdata.
 func open(t *testing.T, name string) *os.File {
@@ -50,19 +50,7 @@ func TestGolden(t *testing.T) {
 	if err := json.Indent(&got, compact.Bytes(), "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "report.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("report differs from %s (go test -run TestGolden -update to accept):\n%s", golden, got.String())
-	}
+	checkGolden(t, "report.golden.json", got.Bytes())
 	wantWarnings := []string{
 		"urls.jsonl: skipped 2 malformed lines (the first is line 7)",
 		"links.jsonl: skipped 1 malformed line (line 24)",
@@ -89,4 +77,23 @@ func decode(t *testing.T, r *Report) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// checkGolden compares got with testdata/name, which -update writes
+// from got instead.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update to accept):\n%s", golden, got)
+	}
 }
