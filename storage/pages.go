@@ -176,10 +176,7 @@ func encodePage(p Page) ([]byte, error) {
 	}
 	w.strOmit("canonical", p.Canonical)
 	if len(p.Hreflang) > 0 {
-		w.key("hreflang")
-		var err error
-		w.b, err = appendJSONValue(w.b, p.Hreflang)
-		w.err = cmp.Or(w.err, err)
+		w.value("hreflang", p.Hreflang)
 	}
 	w.boolOmit("relinked", p.Relinked)
 	if w.err != nil {

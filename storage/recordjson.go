@@ -77,11 +77,7 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 	w.boolOmit("hsts", r.HSTS)
 	w.strs("anchors", r.Anchors)
 	if len(r.Extracted) > 0 {
-		// Values of any type, rare: encoding/json, as it would be.
-		w.key("extracted")
-		var err error
-		w.b, err = appendJSONValue(w.b, r.Extracted)
-		w.err = cmp.Or(w.err, err)
+		w.value("extracted", r.Extracted) // values of any type, rare
 	}
 	w.boolOmit("rendered", r.Rendered)
 	w.intOmit("render_ms", r.RenderMS)
@@ -135,6 +131,16 @@ func (w *recordWriter) boolOmit(k string, v bool) {
 		w.key(k)
 		w.b = append(w.b, "true"...)
 	}
+}
+
+// value writes v as encoding/json does, for what this writer has no
+// writing of its own (maps, values of any type); an error is kept as the
+// writer's first.
+func (w *recordWriter) value(k string, v any) {
+	w.key(k)
+	var err error
+	w.b, err = appendJSONValue(w.b, v)
+	w.err = cmp.Or(w.err, err)
 }
 
 func (w *recordWriter) strs(k string, v []string) {
